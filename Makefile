@@ -1,0 +1,34 @@
+# Grandstand build and test commands. `make check` is what CI runs; `make demo` shows the product.
+# Each stage's fragment (cross/, tools/qemu/) appends its packages to DEPS and its stage to CHECK.
+SHELL := /bin/bash
+SWIFT ?= swift
+SWIFT_BUILD_FLAGS ?=
+
+# Debian packages the host build and tests need (headers of every C library the package links,
+# plus the real peers the tests use).
+DEPS := pkg-config libpcap-dev libgpiod-dev gpiod libsystemd-dev systemd libavcodec-dev libavutil-dev \
+        libisal-dev libnl-genl-3-dev libmicrohttpd-dev curl ffmpeg tshark
+CHECK := test
+
+.PHONY: all deps build test check clean
+all: build
+
+-include cross/cross.mk
+-include tools/qemu/vm.mk
+
+deps:
+	@tools/deps.sh $(DEPS)
+
+build: deps
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+
+# Host tests: XCTest and Swift Testing cases in one run.
+test: deps
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
+
+# Everything that exists: host tests, then each stage the fragments added (cross, qemu-user, VM).
+check: $(CHECK)
+
+clean:
+	rm -rf .build

@@ -1,0 +1,72 @@
+// swift-tools-version:6.0
+// Grandstand: the userland of a venue gateway. Builds with Swift 6.3.1 (host) and 6.0.3 (arm64
+// cross, Debian trixie); keep to tools 6.0 and dependencies whose manifests accept it.
+import PackageDescription
+
+/// A Debian/Ubuntu `-dev` package as a SwiftPM system-library provider.
+func apt(_ names: String...) -> [SystemPackageProvider] { [.apt(names)] }
+
+let package = Package(
+    name: "Grandstand",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "grandstand", targets: ["grandstand"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // MARK: Pure core: formats, state machines, policy. No I/O, no C libraries, time passed in.
+        .target(name: "GrandstandCore", path: "Sources/GrandstandCore"),
+
+        // MARK: C libraries: [system] module maps (pkg-config + apt) and small prefixed shims.
+        .systemLibrary(name: "CGSPcap", path: "Sources/CLibraries/CGSPcap",
+                       pkgConfig: "libpcap", providers: apt("libpcap-dev")),
+        .systemLibrary(name: "CGSSystemd", path: "Sources/CLibraries/CGSSystemd",
+                       pkgConfig: "libsystemd", providers: apt("libsystemd-dev")),
+        .systemLibrary(name: "CGSAVCodec", path: "Sources/CLibraries/CGSAVCodec",
+                       pkgConfig: "libavcodec libavutil", providers: apt("libavcodec-dev", "libavutil-dev")),
+        .systemLibrary(name: "CGSISAL", path: "Sources/CLibraries/CGSISAL",
+                       pkgConfig: "libisal", providers: apt("libisal-dev")),
+        .systemLibrary(name: "CGSNetlink", path: "Sources/CLibraries/CGSNetlink",
+                       pkgConfig: "libnl-genl-3.0", providers: apt("libnl-genl-3-dev")),
+        .systemLibrary(name: "CGSGpiodSystem", path: "Sources/CLibraries/CGSGpiodSystem",
+                       pkgConfig: "libgpiod", providers: apt("libgpiod-dev")),
+        .systemLibrary(name: "CGSMicroHTTPDSystem", path: "Sources/CLibraries/CGSMicroHTTPDSystem",
+                       pkgConfig: "libmicrohttpd", providers: apt("libmicrohttpd-dev")),
+        // One C interface over libgpiod v1 (bookworm 1.6) and v2 (trixie 2.x), chosen at compile time.
+        .target(name: "CGSGpiod", dependencies: ["CGSGpiodSystem"], path: "Sources/CLibraries/CGSGpiod"),
+        // MHD_start_daemon is variadic; the shim gives Swift a fixed-argument entry point.
+        .target(name: "CGSMicroHTTPD", dependencies: ["CGSMicroHTTPDSystem"], path: "Sources/CLibraries/CGSMicroHTTPD"),
+
+        // MARK: Adapters: one per outside facility, each owning its C handles.
+        .target(name: "Capture", dependencies: ["CGSPcap"], path: "Sources/Adapters/Capture"),
+        .target(name: "Systemd", dependencies: ["CGSSystemd"], path: "Sources/Adapters/Systemd"),
+        .target(name: "MediaCodec", dependencies: ["CGSAVCodec"], path: "Sources/Adapters/MediaCodec"),
+        .target(name: "ErasureCoding", dependencies: ["CGSISAL"], path: "Sources/Adapters/ErasureCoding"),
+        .target(name: "WiFi", dependencies: ["CGSNetlink"], path: "Sources/Adapters/WiFi"),
+        .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
+        .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD"], path: "Sources/Adapters/HTTPServer"),
+
+        // MARK: The one executable that wires everything.
+        .executableTarget(
+            name: "grandstand",
+            dependencies: [
+                "GrandstandCore", "Capture", "Systemd", "MediaCodec", "ErasureCoding", "WiFi", "GPIO",
+                "HTTPServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/grandstand"),
+
+        // MARK: Tests: one target per module; fixtures live beside them under Tests/Fixtures.
+        .testTarget(name: "GrandstandCoreTests", dependencies: ["GrandstandCore"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
+        .testTarget(name: "MediaCodecTests", dependencies: ["MediaCodec"]),
+        .testTarget(name: "ErasureCodingTests", dependencies: ["ErasureCoding"]),
+        .testTarget(name: "WiFiTests", dependencies: ["WiFi"]),
+        .testTarget(name: "GPIOTests", dependencies: ["GPIO"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "GrandstandTests", dependencies: ["grandstand"]),
+    ]
+)

@@ -1,0 +1,1 @@
+#include "gs_mhd.h"

@@ -1,0 +1,2 @@
+// libpcap, as seen from Swift (Capture adapter).
+#include <pcap/pcap.h>

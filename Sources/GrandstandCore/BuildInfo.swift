@@ -1,0 +1,15 @@
+/// Facts about this build that `grandstand version` reports; filled in by the executable.
+public struct BuildInfo: Sendable, Equatable {
+    public var version: String
+    public var gitCommit: String
+    public var swiftVersion: String
+    /// Versions of the C libraries linked, keyed by library name (e.g. "libpcap").
+    public var libraries: [String: String]
+
+    public init(version: String, gitCommit: String, swiftVersion: String, libraries: [String: String]) {
+        self.version = version
+        self.gitCommit = gitCommit
+        self.swiftVersion = swiftVersion
+        self.libraries = libraries
+    }
+}
