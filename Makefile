@@ -24,6 +24,7 @@ build: deps
 
 # Host tests: XCTest and Swift Testing cases in one run.
 test: deps
+	@tools/host-journald.sh
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
 
