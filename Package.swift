@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "ErasureCoding", dependencies: ["CGSISAL"], path: "Sources/Adapters/ErasureCoding"),
         .target(name: "WiFi", dependencies: ["CGSNetlink"], path: "Sources/Adapters/WiFi"),
         .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
-        .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD"], path: "Sources/Adapters/HTTPServer"),
+        .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem"], path: "Sources/Adapters/HTTPServer"),
 
         // MARK: The one executable that wires everything.
         .executableTarget(
