@@ -59,8 +59,9 @@ let package = Package(
             path: "Sources/grandstand"),
 
         // MARK: Tests: one target per module; fixtures live beside them under Tests/Fixtures.
+        .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "GrandstandCoreTests", dependencies: ["GrandstandCore"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "MediaCodecTests", dependencies: ["MediaCodec"]),
         .testTarget(name: "ErasureCodingTests", dependencies: ["ErasureCoding"]),
