@@ -39,6 +39,9 @@ let package = Package(
         // MHD_start_daemon is variadic; the shim gives Swift a fixed-argument entry point.
         .target(name: "CGSMicroHTTPD", dependencies: ["CGSMicroHTTPDSystem"], path: "Sources/CLibraries/CGSMicroHTTPD"),
 
+        // Version and commit of the build, written by `make` (tools/build-stamp.sh).
+        .target(name: "CGSBuildStamp", path: "Sources/CLibraries/CGSBuildStamp"),
+
         // MARK: Adapters: one per outside facility, each owning its C handles.
         .target(name: "Capture", dependencies: ["CGSPcap"], path: "Sources/Adapters/Capture"),
         .target(name: "Systemd", dependencies: ["CGSSystemd"], path: "Sources/Adapters/Systemd"),
@@ -53,7 +56,7 @@ let package = Package(
             name: "grandstand",
             dependencies: [
                 "GrandstandCore", "Capture", "Systemd", "MediaCodec", "ErasureCoding", "WiFi", "GPIO",
-                "HTTPServer",
+                "HTTPServer", "CGSBuildStamp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/grandstand"),
@@ -67,7 +70,7 @@ let package = Package(
         .testTarget(name: "ErasureCodingTests", dependencies: ["ErasureCoding"]),
         .testTarget(name: "WiFiTests", dependencies: ["WiFi"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "GrandstandTests", dependencies: ["grandstand"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "TestSupport", "Systemd"]),
     ]
 )

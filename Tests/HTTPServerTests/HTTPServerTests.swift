@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Testing
+import TestSupport
 @testable import HTTPServer
 
 struct HTTPServerTests {
@@ -14,7 +15,7 @@ struct HTTPServerTests {
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain"), ("X-Echo-Method", request.method)],
                                 body: Array("hello \(name) from \(agent)".utf8))
         case "/upload":
-            return .json(201, "{\"bytes\":\(request.body.count),\"sum\":\(request.body.reduce(0) { $0 + Int($1) })}")
+            return .json("{\"bytes\":\(request.body.count),\"sum\":\(request.body.reduce(0) { $0 + Int($1) })}", status: 201)
         case "/client":
             return .text(200, request.client ?? "none")
         default:

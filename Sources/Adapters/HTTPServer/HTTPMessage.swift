@@ -44,7 +44,7 @@ public struct HTTPResponse: Sendable {
         HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", body: message + "\n")
     }
 
-    public static func json(_ status: Int = 200, _ body: String) -> HTTPResponse {
+    public static func json(_ body: String, status: Int = 200) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json", body: body)
     }
 }

@@ -88,3 +88,8 @@ final class PendingRequest {
     var body: [UInt8] = []
     var bodyTooLarge = false
 }
+
+extension HTTPServer {
+    /// The libmicrohttpd version at run time, e.g. "0.9.75".
+    public static var libraryVersion: String { MHD_get_version().map { String(cString: $0) } ?? "unknown" }
+}

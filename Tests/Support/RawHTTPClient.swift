@@ -5,31 +5,32 @@ import Glibc
 
 /// A deliberately dumb HTTP/1.1 client over a blocking TCP socket: sends exactly the bytes given
 /// and reads until the server closes, so tests see what goes over the wire.
-struct RawHTTPClient {
-    struct Reply {
-        var status: Int
-        var headers: [String: String]
-        var body: [UInt8]
-        var text: String { String(decoding: body, as: UTF8.self) }
+public struct RawHTTPClient {
+    public struct Reply {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: [UInt8]
+        public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    let port: UInt16
+    public let port: UInt16
+    public init(port: UInt16) { self.port = port }
 
-    func get(_ target: String, headers: [String] = []) throws -> Reply {
+    public func get(_ target: String, headers: [String] = []) throws -> Reply {
         try send(Array(("GET \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
             + headers.map { $0 + "\r\n" }.joined() + "\r\n").utf8))
     }
 
-    func post(_ target: String, body: [UInt8]) throws -> Reply {
+    public func post(_ target: String, body: [UInt8]) throws -> Reply {
         try send(Array(("POST \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
             + "Content-Length: \(body.count)\r\n\r\n").utf8) + body)
     }
 
-    func send(_ request: [UInt8]) throws -> Reply {
+    public func send(_ request: [UInt8]) throws -> Reply {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         defer { close(fd) }
