@@ -71,6 +71,6 @@ let package = Package(
         .testTarget(name: "WiFiTests", dependencies: ["WiFi"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "TestSupport", "Systemd"]),
+        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "TestSupport"]),
     ]
 )
