@@ -26,6 +26,8 @@ struct CommandLineTests {
         #expect(info.libraries["libpcap"]?.hasPrefix("libpcap version 1.") == true)
         #expect(info.libraries["libmicrohttpd"]?.first?.isNumber == true)
         #expect(info.libraries["libsystemd"]?.hasPrefix("libsystemd.so.0") == true)
+        #expect(info.libraries["libgpiod"]?.first?.isNumber == true)
+        #expect(info.libraries["ffmpeg"]?.hasPrefix("FFmpeg ") == true)
         #expect(info.text.hasPrefix("grandstand \(info.version) (commit "))
     }
 }

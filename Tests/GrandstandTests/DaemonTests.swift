@@ -71,3 +71,18 @@ struct DaemonTests {
         #expect(board?.leds["service"]?.line == 2)
     }
 }
+
+struct DaemonLEDTests {
+    /// The host has no GPIO chips: the daemon must report that and keep serving.
+    @Test func missingChipIsReportedAndTheDaemonStillServes() throws {
+        guard !FileManager.default.fileExists(atPath: "/dev/gpiochip9") else { return }
+        let board = try BoardDescription.decode(Array(#"{"name":"t","leds":{"service":{"chip":"gpiochip9","line":0}}}"#.utf8))
+        let daemon = Daemon(config: try DaemonTests.config(), board: board)
+        try daemon.start()
+        defer { daemon.stop() }
+        #expect(daemon.leds?.unavailable.map(\.chip) == ["gpiochip9"])
+        #expect(daemon.status?.leds == [])
+        let port = try #require(daemon.status?.fan.port)
+        #expect(try RawHTTPClient(port: port).get("/health").status == 200)
+    }
+}

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Capture
+import GPIO
+import MediaCodec
 import CGSBuildStamp
 import GrandstandCore
 import HTTPServer
@@ -33,6 +35,8 @@ extension BuildInfo {
                 "libpcap": PacketCapture.libraryVersion,
                 "libmicrohttpd": HTTPServer.libraryVersion,
                 "libsystemd": SystemdLibrary.loadedFile,
+                "libgpiod": GPIOLibrary.version,
+                "ffmpeg": MediaCodecLibrary.versionSummary,
             ])
     }
 

@@ -11,6 +11,7 @@ final class Daemon {
     private(set) var fanServer: HTTPServer?
     private(set) var managementServer: HTTPServer?
     private(set) var status: StatusReport?
+    private(set) var leds: StatusLEDs?
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog()) {
         self.config = config
@@ -35,15 +36,30 @@ final class Daemon {
             version: BuildInfo.current.version, board: board?.name, startedAt: StatusReport.monotonicSeconds(),
             fan: ListenAddress(host: fanAddress.host, port: fan.port),
             management: ListenAddress(host: managementAddress.host, port: management.port),
-            leds: board?.leds.keys.sorted() ?? [])
+            leds: openLEDs())
         box.install(fan: FanRoutes(status: report), management: ManagementRoutes(token: config.managementToken, status: report))
         fanServer = fan
         managementServer = management
         status = report
+        leds?.set("service", on: true)
+    }
+
+    /// Requests the board's LED lines; reports chips it cannot use and returns the names held.
+    private func openLEDs() -> [String] {
+        guard let board, !board.leds.isEmpty else { return [] }
+        let panel = StatusLEDs(board: board)
+        for failure in panel.unavailable {
+            events.record(GatewayEvent(.ledsUnavailable, "status LEDs on \(failure.chip) unavailable: \(failure.error)",
+                                       fields: [("CHIP", failure.chip)]))
+        }
+        leds = panel
+        return panel.names
     }
 
     /// Closes the listeners; in-flight requests finish first.
     func stop() {
+        leds?.release()
+        leds = nil
         fanServer?.stop()
         managementServer?.stop()
         fanServer = nil
