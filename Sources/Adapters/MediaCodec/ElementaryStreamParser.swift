@@ -44,8 +44,8 @@ public struct AccessUnit: Sendable, Equatable {
 /// Feed bytes in pieces of any size with `parse(_:)`; an access unit is reported once the start of
 /// the next one has been seen, so call `flush()` at the end of the stream for the last one. The
 /// result does not depend on how the stream was split. After `flush()` (or `reset()`, which drops
-/// a partial access unit, e.g. on a discontinuity) the parser starts afresh. Owns its parser and codec context; not
-/// Sendable (one stream, one owner).
+/// a partial access unit, e.g. on a discontinuity) the parser starts afresh. Owns its parser and
+/// codec context (freed in deinit); not Sendable (one stream, one owner).
 public final class ElementaryStreamParser {
     public let codec: VideoCodec
     private var parser: UnsafeMutablePointer<AVCodecParserContext>
