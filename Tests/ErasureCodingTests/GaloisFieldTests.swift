@@ -35,3 +35,11 @@ import Testing
         #expect(error?.reason == .lengthMismatch(index: 0, expected: 8, got: 3))
     }
 }
+
+@Suite struct LibraryTests {
+    @Test func isalVersionIsAtLeastBookworms() throws {
+        let parts = ErasureCodingLibrary.isalVersion.split(separator: ".").compactMap { Int($0) }
+        try #require(parts.count == 3)
+        #expect(parts[0] == 2 && parts[1] >= 30)
+    }
+}

@@ -8,7 +8,7 @@ func parse(_ stream: [UInt8], codec: VideoCodec, chunks: [Int]) throws -> [Acces
     var offset = 0, turn = 0
     while offset < stream.count {
         let end = min(stream.count, offset + chunks[turn % chunks.count])
-        units += try parser.parse(Array(stream[offset..<end]))
+        units += try parser.parse(stream[offset..<end])
         offset = end
         turn += 1
     }
@@ -47,6 +47,19 @@ func parse(_ stream: [UInt8], codec: VideoCodec, chunks: [Int]) throws -> [Acces
         let split = try parse(bytes, codec: stream.0, chunks: chunks)
         #expect(split.count == whole.count)
         #expect(split == whole)
+    }
+
+    @Test func aParserCarriesOnAfterFlushWithTheNextStream() throws {
+        let stream = try MediaFixture.h264.bytes()
+        let parser = try ElementaryStreamParser(codec: .h264)
+        let first = try parser.parse(stream) + parser.flush()
+        let second = try parser.parse(stream) + parser.flush()
+        #expect(first.count == MediaFixture.elementaryStreamFrames)
+        #expect(second == first)
+        // reset() drops a half-fed access unit: the next stream parses as if from scratch.
+        _ = try parser.parse(stream.prefix(stream.count / 3))
+        try parser.reset()
+        #expect(try parser.parse(stream) + parser.flush() == first)
     }
 
     @Test func bytesWithoutStartCodesHoldNoKeyframe() throws {

@@ -43,18 +43,16 @@ public struct AccessUnit: Sendable, Equatable {
 ///
 /// Feed bytes in pieces of any size with `parse(_:)`; an access unit is reported once the start of
 /// the next one has been seen, so call `flush()` at the end of the stream for the last one. The
-/// result does not depend on how the stream was split. Owns its parser and codec context; not
-/// Sendable (one stream, one owner).
+/// result does not depend on how the stream was split. After `flush()` (or `reset()`, which drops
+/// a partial access unit, e.g. on a discontinuity) the parser starts afresh. Owns its parser and
+/// codec context (freed in deinit); not Sendable (one stream, one owner).
 public final class ElementaryStreamParser {
     public let codec: VideoCodec
-    private let parser: UnsafeMutablePointer<AVCodecParserContext>
+    private var parser: UnsafeMutablePointer<AVCodecParserContext>
     private var context: UnsafeMutablePointer<AVCodecContext>?
 
     public init(codec: VideoCodec) throws {
-        guard let parser = av_parser_init(Int32(bitPattern: codec.codecID.rawValue)) else {
-            throw MediaCodecError(operation: "av_parser_init(\(codec.rawValue))", code: AVErrorCode.enosys,
-                                  detail: "this libavcodec has no \(codec.rawValue) parser")
-        }
+        let parser = try Self.makeParser(codec)
         guard let context = avcodec_alloc_context3(nil) else {
             av_parser_close(parser)
             throw MediaCodecError(operation: "avcodec_alloc_context3", code: AVErrorCode.enomem)
@@ -70,23 +68,25 @@ public final class ElementaryStreamParser {
     }
 
     /// Feeds the next piece of the stream and returns the access units it completed.
-    public func parse(_ bytes: [UInt8]) throws -> [AccessUnit] {
-        guard !bytes.isEmpty else { return [] }
-        return try bytes.withUnsafeBufferPointer { input in
-            var units: [AccessUnit] = []
-            var offset = 0
-            while offset < input.count {
-                let remaining = input.count - offset
-                let (used, unit) = try step(input.baseAddress! + offset, Int32(clamping: remaining))
-                if let unit { units.append(unit) }
-                if used == 0 && unit == nil {
-                    throw MediaCodecError(operation: "av_parser_parse2(\(codec.rawValue))", code: AVErrorCode.invalidData,
-                                          detail: "parser consumed nothing at offset \(offset)")
-                }
-                offset += used
+    public func parse(_ bytes: some Collection<UInt8>) throws -> [AccessUnit] {
+        if let units = try bytes.withContiguousStorageIfAvailable({ try parse(buffer: $0) }) { return units }
+        return try Array(bytes).withUnsafeBufferPointer { try parse(buffer: $0) }
+    }
+
+    private func parse(buffer input: UnsafeBufferPointer<UInt8>) throws -> [AccessUnit] {
+        guard let base = input.baseAddress, !input.isEmpty else { return [] }
+        var units: [AccessUnit] = []
+        var offset = 0
+        while offset < input.count {
+            let (used, unit) = try step(base + offset, Int32(clamping: input.count - offset))
+            if let unit { units.append(unit) }
+            if used == 0 && unit == nil {
+                throw MediaCodecError(operation: "av_parser_parse2(\(codec.rawValue))", code: AVErrorCode.invalidData,
+                                      detail: "parser consumed nothing at offset \(offset)")
             }
-            return units
+            offset += used
         }
+        return units
     }
 
     /// Signals the end of the stream and returns the last, buffered access unit (if any).
@@ -97,7 +97,24 @@ public final class ElementaryStreamParser {
             guard let unit = try step(nil, 0).unit else { break }
             units.append(unit)
         }
+        // libavcodec's parsers take no input after end of stream: start a new one.
+        try reset()
         return units
+    }
+
+    /// Drops any partly received access unit and starts parsing afresh.
+    public func reset() throws {
+        let fresh = try Self.makeParser(codec)
+        av_parser_close(parser)
+        parser = fresh
+    }
+
+    private static func makeParser(_ codec: VideoCodec) throws -> UnsafeMutablePointer<AVCodecParserContext> {
+        guard let parser = av_parser_init(Int32(bitPattern: codec.codecID.rawValue)) else {
+            throw MediaCodecError(operation: "av_parser_init(\(codec.rawValue))", code: AVErrorCode.enosys,
+                                  detail: "this libavcodec has no \(codec.rawValue) parser")
+        }
+        return parser
     }
 
     /// One av_parser_parse2 call: bytes consumed and the access unit it completed, if any.
