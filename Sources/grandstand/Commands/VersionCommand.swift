@@ -1,5 +1,6 @@
 import ArgumentParser
 import Capture
+import ErasureCoding
 import GPIO
 import MediaCodec
 import CGSBuildStamp
@@ -37,6 +38,7 @@ extension BuildInfo {
                 "libsystemd": SystemdLibrary.loadedFile,
                 "libgpiod": GPIOLibrary.version,
                 "ffmpeg": MediaCodecLibrary.versionSummary,
+                "isa-l": ErasureCodingLibrary.isalVersion,
             ])
     }
 
