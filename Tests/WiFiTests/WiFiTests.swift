@@ -81,6 +81,7 @@ import Testing
             #expect(interface.ssidText == ssid)
         }
         let stations = try socket.stations(interface: name)
+        print("nl80211: \(interface) stations: \(stations)") // evidence in VM logs
         guard WiFiTestEnvironment.expectStation else { return }
         let station = try #require(stations.first, "\(name) has no station: not associated?")
         let signal = try #require(station.signalDBm)

@@ -63,12 +63,15 @@ public final class NL80211Socket {
         let collector = DumpCollector(each: each)
         let context = Unmanaged.passUnretained(collector).toOpaque()
         nl_cb_set(callbacks, NL_CB_VALID, NL_CB_CUSTOM, dumpValidHandler, context)
+        nl_cb_set(callbacks, NL_CB_FINISH, NL_CB_CUSTOM, dumpFinishHandler, context)
         nl_cb_err(callbacks, NL_CB_CUSTOM, dumpErrorHandler, context)
 
         var err = nl_send_auto(socket, message)
         if err < 0 { throw failure(-err) }
         err = withExtendedLifetime(collector) { nl_recvmsgs(socket, callbacks) }
         if err < 0 { throw failure(-err, collector.kernelErrno) }
+        // A dump the kernel refused (e.g. ENODEV) still ends in NLMSG_DONE; libnl calls it success.
+        if collector.kernelErrno != 0 { throw failure(nl_syserr2nlerr(collector.kernelErrno), collector.kernelErrno) }
     }
 }
 
@@ -91,6 +94,16 @@ private let dumpValidHandler: nl_recvmsg_msg_cb_t = { message, arg in
     }
     collector.each(NetlinkAttributes(genericMessage: header, maxType: NL80211_ATTR_MAX.rawValue))
     return Int32(NL_OK.rawValue)
+}
+
+/// NLMSG_DONE: its payload is the dump's final status (0, or -errno if the kernel refused it).
+private let dumpFinishHandler: nl_recvmsg_msg_cb_t = { message, arg in
+    if let message, let header = nlmsg_hdr(message), let collector = collector(arg),
+       header.pointee.nlmsg_len >= UInt32(MemoryLayout<nlmsghdr>.size + MemoryLayout<Int32>.size) {
+        let status = nlmsg_data(header).loadUnaligned(as: Int32.self)
+        if status < 0 { collector.kernelErrno = -status }
+    }
+    return Int32(NL_STOP.rawValue)
 }
 
 /// NLMSG_ERROR: keep the kernel's errno, stop; nl_recvmsgs then returns libnl's code for it.
