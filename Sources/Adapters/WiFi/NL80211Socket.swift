@@ -75,6 +75,8 @@ public final class NL80211Socket {
     }
 }
 
+// The C callbacks are plain functions (no captures): they reach the dump through `void *arg`.
+
 /// What a dump's C callbacks reach through their `void *arg`.
 private final class DumpCollector {
     let each: (NetlinkAttributes) -> Void
@@ -88,7 +90,7 @@ private func collector(_ arg: UnsafeMutableRawPointer?) -> DumpCollector? {
 }
 
 /// NL_CB_VALID: one reply of the dump.
-private let dumpValidHandler: nl_recvmsg_msg_cb_t = { message, arg in
+private func dumpValidHandler(_ message: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) -> Int32 {
     guard let message, let header = nlmsg_hdr(message), let collector = collector(arg) else {
         return Int32(NL_SKIP.rawValue)
     }
@@ -97,7 +99,7 @@ private let dumpValidHandler: nl_recvmsg_msg_cb_t = { message, arg in
 }
 
 /// NLMSG_DONE: its payload is the dump's final status (0, or -errno if the kernel refused it).
-private let dumpFinishHandler: nl_recvmsg_msg_cb_t = { message, arg in
+private func dumpFinishHandler(_ message: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) -> Int32 {
     if let message, let header = nlmsg_hdr(message), let collector = collector(arg),
        header.pointee.nlmsg_len >= UInt32(MemoryLayout<nlmsghdr>.size + MemoryLayout<Int32>.size) {
         let status = nlmsg_data(header).loadUnaligned(as: Int32.self)
@@ -107,7 +109,8 @@ private let dumpFinishHandler: nl_recvmsg_msg_cb_t = { message, arg in
 }
 
 /// NLMSG_ERROR: keep the kernel's errno, stop; nl_recvmsgs then returns libnl's code for it.
-private let dumpErrorHandler: nl_recvmsg_err_cb_t = { _, error, arg in
+private func dumpErrorHandler(_ address: UnsafeMutablePointer<sockaddr_nl>?, _ error: UnsafeMutablePointer<nlmsgerr>?,
+                              _ arg: UnsafeMutableRawPointer?) -> Int32 {
     if let error, let collector = collector(arg) { collector.kernelErrno = -error.pointee.error }
     return Int32(NL_STOP.rawValue)
 }
