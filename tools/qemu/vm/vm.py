@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Boots grandstand in a Debian arm64 VM (qemu-system-aarch64 -M virt, TCG) and checks it.
+
+  vm.py test --binary BIN [--only a,b] [--keep]   build/reuse the base, install BIN, boot, run checks
+  vm.py shell [--binary BIN]                      same image, serial console on this terminal
+  vm.py base                                      build or find the cached base; print its directory
+  vm.py list                                      the checks, in run order
+
+Everything is cached under $GRANDSTAND_CACHE/vm (default .cache/vm); each test run's console
+log, guest journal and QEMU output go to .cache/vm/logs/<time>/. See docs/qemu.md.
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from vmlib import checks, image  # noqa: E402
+from vmlib.machine import Machine, MachineError  # noqa: E402
+
+DEFAULT_BOARD = image.REPO_DIR / "board" / "qemu-virt" / "board.json"
+KEEP_LOGS = 10
+
+
+def say(message):
+    print(f"[vm {time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def new_dirs(cache):
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + f"-{os.getpid()}"
+    run_dir = cache / "runs" / stamp
+    log_dir = cache / "logs" / stamp
+    run_dir.mkdir(parents=True)
+    log_dir.mkdir(parents=True)
+    logs = sorted((cache / "logs").iterdir())
+    for old in logs[:-KEEP_LOGS]:
+        shutil.rmtree(old, ignore_errors=True)
+    return run_dir, log_dir
+
+
+def prepare(args, cache):
+    """Base + product image; returns (base, image, run_dir, log_dir, timings)."""
+    timings = {}
+    started = time.monotonic()
+    base = image.build_base()
+    timings["base"] = time.monotonic() - started
+    say(f"base {base.name} ready ({timings['base']:.0f} s): {(base / 'info.txt').read_text().strip()}")
+    run_dir, log_dir = new_dirs(cache)
+    started = time.monotonic()
+    disk = image.compose(base, args.binary, args.board, run_dir)
+    timings["image"] = time.monotonic() - started
+    say(f"image with {args.binary} and {args.board} ready ({timings['image']:.0f} s)")
+    return base, disk, run_dir, log_dir, timings
+
+
+def save_logs(vm, log_dir, with_journal):
+    if with_journal:
+        try:
+            journal = vm.run("journalctl -b --no-pager -o short-monotonic", timeout=60)
+            (log_dir / "journal.txt").write_text(journal.output)
+        except (MachineError, OSError) as error:
+            (log_dir / "journal.txt").write_text(f"could not read the guest journal: {error}\n")
+    for path in (vm.console_log, vm.qemu_log):
+        if path.exists():
+            shutil.copy(path, log_dir / path.name)
+
+
+def command_test(args, cache):
+    started = time.monotonic()
+    selected = [(n, f) for n, f in checks.CHECKS if not args.only or n in args.only]
+    unknown = set(args.only or []) - {n for n, _ in checks.CHECKS}
+    if unknown:
+        sys.exit(f"vm.py: unknown checks {sorted(unknown)}; see `vm.py list`")
+    base, disk, run_dir, log_dir, timings = prepare(args, cache)
+    board = json.loads(Path(args.board).read_text())
+    failures, agent_up = [], False
+    vm = Machine(base, disk, run_dir, cpu=args.cpu, smp=args.smp, memory_mib=args.memory)
+    try:
+        boot_started = time.monotonic()
+        vm.start()
+        vm.wait_agent(timeout=args.boot_timeout)
+        agent_up = True
+        timings["agent"] = time.monotonic() - boot_started
+        say(f"guest agent up {timings['agent']:.0f} s after QEMU started (port {vm.host_port} -> guest 8080)")
+        ctx = checks.Context(vm, board)
+        for name, function in selected:
+            check_started = time.monotonic()
+            try:
+                function(ctx)
+                say(f"PASS {name} ({time.monotonic() - check_started:.1f} s)")
+            except checks.CheckFailed as failure:
+                failures.append(name)
+                say(f"FAIL {name} ({time.monotonic() - check_started:.1f} s): {failure}")
+            if name == "boot":
+                timings["running"] = time.monotonic() - boot_started
+                say(f"  {ctx.facts.get('startup', '')}")
+    except MachineError as error:
+        failures.append("machine")
+        say(f"FAIL machine: {error}")
+    finally:
+        save_logs(vm, log_dir, with_journal=agent_up and vm.process.poll() is None)
+        vm.poweroff(timeout=30)
+        vm.close()
+        if not args.keep:
+            shutil.rmtree(run_dir, ignore_errors=True)
+    timings["total"] = time.monotonic() - started
+    summary = ", ".join(f"{k} {v:.0f} s" for k, v in timings.items())
+    if failures:
+        say(f"console log tail ({log_dir / 'console.log'}):")
+        print(vm.console_tail(40), flush=True)
+        say(f"FAILED: {', '.join(failures)}; logs in {log_dir} ({summary})")
+        return 1
+    say(f"all {len(selected)} checks passed ({summary}); logs in {log_dir}")
+    return 0
+
+
+def command_shell(args, cache):
+    if args.binary:
+        base, disk, run_dir, _log_dir, _ = prepare(args, cache)
+    else:
+        base = image.build_base()
+        run_dir, _log_dir = new_dirs(cache)
+        disk = image.compose(base, None, None, run_dir)
+    vm = Machine(base, disk, run_dir, cpu=args.cpu, smp=args.smp, memory_mib=args.memory, console_stdio=True)
+    say(f"booting; root shell on this console (Ctrl-A X quits QEMU); guest :8080 is 127.0.0.1:{vm.host_port}")
+    try:
+        vm.start()
+        vm.process.wait()
+    finally:
+        vm.close()
+        if not args.keep:
+            shutil.rmtree(run_dir, ignore_errors=True)
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["test", "shell", "base", "list"])
+    parser.add_argument("--binary", type=Path, help="the aarch64 grandstand to install")
+    parser.add_argument("--board", type=Path, default=DEFAULT_BOARD, help="board.json to install")
+    parser.add_argument("--only", type=lambda s: s.split(","), help="comma-separated checks to run")
+    parser.add_argument("--keep", action="store_true", help="keep the run's disk image")
+    parser.add_argument("--cpu", default=os.environ.get("GRANDSTAND_VM_CPU", "cortex-a57"))
+    parser.add_argument("--smp", type=int, default=int(os.environ.get("GRANDSTAND_VM_SMP", "2")))
+    parser.add_argument("--memory", type=int, default=int(os.environ.get("GRANDSTAND_VM_MEMORY", "1024")))
+    parser.add_argument("--boot-timeout", type=float, default=300)
+    args = parser.parse_args()
+    # SIGTERM (CI timeouts, make being stopped) unwinds like Ctrl-C, so QEMU is always ended.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    cache = image.default_cache()
+    if args.command == "list":
+        for name, function in checks.CHECKS:
+            print(f"{name:16} {' '.join((function.__doc__ or '').split())}")
+        return 0
+    if args.command == "base":
+        print(image.build_base())
+        return 0
+    if args.command == "test" and not args.binary:
+        parser.error("test needs --binary (the aarch64 grandstand, e.g. from `make cross`)")
+    if args.binary and not args.binary.is_file():
+        parser.error(f"{args.binary} does not exist (build it with `make cross`)")
+    try:
+        return command_test(args, cache) if args.command == "test" else command_shell(args, cache)
+    except image.ImageError as error:
+        say(f"error: {error}")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,225 @@
+"""The checks `make test-vm` runs against the booted VM, in order.
+
+Each check is a function taking the Context; it raises CheckFailed with a readable reason.
+To add one: write `@check("name")` above a function here (order of definition is run order;
+put checks that need a running daemon before "stop"). Use ctx.vm.run(script) for guest
+commands, ctx.service() for the unit's properties, ctx.journal(...) for structured entries.
+"""
+import json
+import re
+import subprocess
+import time
+
+SERVICE = "grandstand.service"
+READY_ID = "27219f69265740d896896acd9489e1fc"
+STOPPING_ID = "4b72d99bb2234fe3b7889315cafbfe33"
+CAP_NET_RAW = 1 << 13
+
+CHECKS = []
+
+
+class CheckFailed(Exception):
+    """A check's verdict: what was expected and what the guest showed."""
+
+
+def check(name):
+    def register(function):
+        CHECKS.append((name, function))
+        return function
+    return register
+
+
+class Context:
+    """What checks share: the machine, the board under test, and facts earlier checks found."""
+
+    def __init__(self, vm, board):
+        self.vm = vm
+        self.board = board            # the parsed board.json installed in the image
+        self.facts = {}
+
+    def run(self, script, timeout=30, expect_ok=True):
+        result = self.vm.run(script, timeout)
+        if expect_ok and not result.ok:
+            raise CheckFailed(f"`{script}` exited {result.status}:\n{result.output}")
+        return result
+
+    def service(self, *properties):
+        """The unit's properties as a dict (systemctl show)."""
+        args = " ".join(f"-p {p}" for p in properties)
+        output = self.run(f"systemctl show {SERVICE} {args}").output
+        return dict(line.split("=", 1) for line in output.splitlines() if "=" in line)
+
+    def journal(self, message_id, *, wait=0.0):
+        """This boot's entries of the unit with MESSAGE_ID, as dicts (journalctl -o json)."""
+        deadline = time.monotonic() + wait
+        while True:
+            output = self.run(f"journalctl -b -o json --no-pager _SYSTEMD_UNIT={SERVICE} "
+                              f"MESSAGE_ID={message_id}").output
+            entries = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+            if entries or time.monotonic() >= deadline:
+                return entries
+            time.sleep(1)
+
+    def unit_log(self, lines=40):
+        return self.vm.run(f"journalctl -b -u {SERVICE} --no-pager -o short-monotonic | tail -n {lines}").output
+
+    def led_lines(self):
+        """{offset: (consumer, 'out hi'|'out lo'|…)} for requested lines of the service LED's chip,
+        from /sys/kernel/debug/gpio (which lists only requested lines with direction and level)."""
+        chip = self.board["leds"]["service"]["chip"]
+        text = self.run("cat /sys/kernel/debug/gpio").output
+        lines, current = {}, None
+        for row in text.splitlines():
+            header = re.match(r"^(gpiochip\d+): GPIOs (\d+)-", row)
+            if header:
+                current = int(header.group(2)) if header.group(1) == chip else None
+                continue
+            m = re.match(r"^\s*gpio-(\d+)\s+\(([^|]*)\|([^)]*)\)\s+(in|out)\s+(hi|lo)", row)
+            if m and current is not None:
+                lines[int(m.group(1)) - current] = (m.group(3).strip(), f"{m.group(4)} {m.group(5)}")
+        return lines
+
+    def gpio_value_as_is(self, led):
+        """The LED line's level read through the character device without changing direction."""
+        spec = self.board["leds"][led]
+        output = self.run(f"gpioget --as-is --numeric -c {spec['chip']} {spec['line']}").output.strip()
+        return output == "1"
+
+
+def expect(condition, message):
+    if not condition:
+        raise CheckFailed(message)
+
+
+@check("boot")
+def boot(ctx):
+    """systemd reaches `running`: every unit of the default target started, none failed."""
+    state = ctx.run("systemctl is-system-running --wait", timeout=300, expect_ok=False).output.strip()
+    ctx.facts["startup"] = ctx.run("systemd-analyze time | head -n1", expect_ok=False).output.strip()
+    if state != "running":
+        failed = ctx.run("systemctl --failed --no-legend --plain", expect_ok=False).output
+        raise CheckFailed(f"system state {state!r}; failed units:\n{failed}")
+
+
+@check("service-active")
+def service_active(ctx):
+    """Type=notify unit is active: the daemon sent READY=1 (and a STATUS= text)."""
+    props = ctx.service("Type", "ActiveState", "SubState", "MainPID", "NRestarts", "StatusText",
+                        "WatchdogUSec", "WatchdogTimestampMonotonic")
+    if props.get("ActiveState") != "active":
+        raise CheckFailed(f"{SERVICE} is {props.get('ActiveState')}/{props.get('SubState')}:\n{ctx.unit_log()}")
+    expect(props.get("Type") == "notify", f"Type={props.get('Type')}, expected notify")
+    expect(props.get("NRestarts") == "0", f"the daemon restarted {props.get('NRestarts')} times:\n{ctx.unit_log()}")
+    expect(props.get("StatusText"), "no STATUS= text from the daemon")
+    ctx.facts["pid"] = props["MainPID"]
+    ctx.facts["watchdog"] = props.get("WatchdogTimestampMonotonic")
+    ctx.facts["status"] = props["StatusText"]
+
+
+@check("service-sandbox")
+def service_sandbox(ctx):
+    """The daemon runs as user grandstand with group gpio and only CAP_NET_RAW."""
+    pid = ctx.facts["pid"]
+    status = dict(line.split(":", 1) for line in ctx.run(f"cat /proc/{pid}/status").output.splitlines() if ":" in line)
+    uid = ctx.run("id -u grandstand").output.strip()
+    gpio_gid = ctx.run("getent group gpio | cut -d: -f3").output.strip()
+    expect(status["Uid"].split()[0] == uid, f"daemon Uid {status['Uid'].split()}, expected grandstand ({uid})")
+    expect(gpio_gid in status["Groups"].split(), f"daemon groups {status['Groups'].split()} lack gpio ({gpio_gid})")
+    expect(int(status["CapEff"], 16) == CAP_NET_RAW, f"CapEff {status['CapEff'].strip()}, expected CAP_NET_RAW only")
+    expect(status["NoNewPrivs"].strip() == "1", "NoNewPrivs is not set")
+
+
+@check("ready-journal")
+def ready_journal(ctx):
+    """The ready event is in the journal with its structured fields."""
+    entries = ctx.journal(READY_ID, wait=5)
+    expect(entries, f"no MESSAGE_ID={READY_ID} entry from {SERVICE}:\n{ctx.unit_log()}")
+    entry = entries[-1]
+    wanted = {"SYSLOG_IDENTIFIER": "grandstand", "GRANDSTAND_EVENT": "ready",
+              "GRANDSTAND_BOARD": ctx.board["name"], "_PID": ctx.facts["pid"]}
+    wrong = {k: entry.get(k) for k, v in wanted.items() if entry.get(k) != v}
+    expect(not wrong, f"ready entry fields {wrong}, expected {wanted}")
+    expect(entry.get("GRANDSTAND_VERSION"), "ready entry has no GRANDSTAND_VERSION")
+
+
+@check("led-service-on")
+def led_service_on(ctx):
+    """The daemon holds the board's LED lines as outputs: service lit, fault dark."""
+    lines = ctx.led_lines()
+    leds = ctx.board["leds"]
+    for name, spec in leds.items():
+        expect(spec["line"] in lines, f"{name} LED line {spec['line']} is not requested: {lines}\n{ctx.unit_log()}")
+        consumer, state = lines[spec["line"]]
+        expect(consumer == "grandstand", f"{name} LED line consumer {consumer!r}, expected 'grandstand'")
+        expect(state.startswith("out"), f"{name} LED line is {state}, expected an output")
+
+    def level(name, on):  # physical level of a lit/dark LED
+        return "out hi" if on != leds[name]["activeLow"] else "out lo"
+    expect(lines[leds["service"]["line"]][1] == level("service", True), f"service LED not lit: {lines}")
+    expect(lines[leds["fault"]["line"]][1] == level("fault", False), f"fault LED lit on a healthy start: {lines}")
+    info = ctx.run(f"gpioinfo -c {leds['service']['chip']} {leds['service']['line']}").output
+    expect("output" in info and 'consumer="grandstand"' in info, f"gpioinfo disagrees: {info}")
+
+
+@check("http-health")
+def http_health(ctx):
+    """GET /health on the fan listener answers 200 JSON with "status", from the host through
+    QEMU user networking (host-forwarded loopback port)."""
+    url = f"http://127.0.0.1:{ctx.vm.host_port}/health"
+    deadline = time.monotonic() + 60
+    while True:
+        proc = subprocess.run(["curl", "-sS", "--max-time", "10", "-w", "\n%{http_code}", url],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        body, _, code = proc.stdout.rpartition("\n")
+        if proc.returncode == 0 and code == "200":
+            break
+        if time.monotonic() > deadline:
+            raise CheckFailed(f"{url}: curl status {proc.returncode}, HTTP {code!r}, {proc.stderr.strip()} {body[:200]}")
+        time.sleep(2)
+    try:
+        document = json.loads(body)
+    except ValueError as error:
+        raise CheckFailed(f"{url} body is not JSON ({error}): {body[:200]}")
+    expect(isinstance(document, dict) and "status" in document, f"{url} JSON has no \"status\": {body[:200]}")
+
+
+@check("watchdog")
+def watchdog(ctx):
+    """The daemon keeps petting the watchdog (WATCHDOG=1 at least every WatchdogSec/2)."""
+    props = ctx.service("WatchdogUSec")
+    expect(props.get("WatchdogUSec") == "30s", f"WatchdogUSec={props.get('WatchdogUSec')}, expected 30s")
+    first = ctx.facts["watchdog"]
+    deadline = time.monotonic() + 20
+    while ctx.service("WatchdogTimestampMonotonic")["WatchdogTimestampMonotonic"] == first:
+        expect(time.monotonic() < deadline, "no WATCHDOG=1 within 20 s (WatchdogSec=30)")
+        time.sleep(2)
+
+
+@check("reload")
+def reload(ctx):
+    """`systemctl reload` (SIGHUP) keeps the same process running."""
+    ctx.run(f"systemctl reload {SERVICE}", timeout=60)
+    time.sleep(2)
+    props = ctx.service("ActiveState", "MainPID", "NRestarts")
+    expect(props["ActiveState"] == "active" and props["MainPID"] == ctx.facts["pid"] and props["NRestarts"] == "0",
+           f"after reload: {props} (was MainPID={ctx.facts['pid']}):\n{ctx.unit_log()}")
+
+
+@check("stop")
+def stop(ctx):
+    """`systemctl stop` ends the daemon cleanly: exit 0, stopping entry journaled, LEDs dark and
+    released."""
+    ctx.run(f"systemctl stop {SERVICE}", timeout=60)
+    props = ctx.service("ActiveState", "Result", "ExecMainCode", "ExecMainStatus")
+    expect(props["ActiveState"] == "inactive" and props["Result"] == "success",
+           f"after stop: {props}:\n{ctx.unit_log()}")
+    expect(props["ExecMainCode"] == "1" and props["ExecMainStatus"] == "0",
+           f"daemon did not exit 0 (ExecMainCode={props['ExecMainCode']} ExecMainStatus={props['ExecMainStatus']})")
+    entries = [e for e in ctx.journal(STOPPING_ID, wait=5) if e.get("_PID") == ctx.facts["pid"]]
+    expect(entries, f"no MESSAGE_ID={STOPPING_ID} entry from PID {ctx.facts['pid']}:\n{ctx.unit_log()}")
+    expect(entries[-1].get("GRANDSTAND_EVENT") == "stopping",
+           f"stopping entry has GRANDSTAND_EVENT={entries[-1].get('GRANDSTAND_EVENT')!r}")
+    held = ctx.led_lines()
+    expect(not any(consumer == "grandstand" for consumer, _ in held.values()), f"LED lines still held: {held}")
+    lit = ctx.gpio_value_as_is("service")
+    expect(lit == ctx.board["leds"]["service"]["activeLow"], "service LED still lit after stop")

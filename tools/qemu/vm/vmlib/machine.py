@@ -1,0 +1,203 @@
+"""A booted arm64 test VM: the qemu-system-aarch64 process, its console log, and the command
+channel to the guest agent (guest/usr/local/libexec/grandstand-vm-agent) over virtio-serial."""
+import base64
+import ctypes
+import os
+import select
+import signal
+import socket
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+AGENT_PORT_NAME = "org.grandstand.agent"
+GUEST_HTTP_PORT = 8080
+
+
+class MachineError(Exception):
+    """The VM or its agent misbehaved (did not boot, died, stopped answering)."""
+
+
+@dataclass
+class Result:
+    """One guest command: exit status and merged stdout+stderr."""
+    status: int
+    output: str
+
+    @property
+    def ok(self):
+        return self.status == 0
+
+
+def free_port():
+    """A loopback TCP port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _die_with_parent():
+    # PR_SET_PDEATHSIG: qemu gets SIGKILL if the harness itself is killed.
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+
+
+class Machine:
+    """Starts QEMU on construction's start(); always call close() (or use `with`)."""
+
+    def __init__(self, base, image, run_dir, *, smp=2, memory_mib=1024, cpu="cortex-a57",
+                 console_stdio=False, extra_append=""):
+        self.base = Path(base)
+        self.image = Path(image)
+        self.run_dir = Path(run_dir)
+        self.smp, self.memory_mib, self.cpu = smp, memory_mib, cpu
+        self.console_stdio = console_stdio
+        self.extra_append = extra_append
+        self.host_port = free_port()
+        self.console_log = self.run_dir / "console.log"
+        self.qemu_log = self.run_dir / "qemu.log"
+        # Sockets live in a short private directory (AF_UNIX paths are limited to 107 bytes).
+        self.socket_dir = Path(tempfile.mkdtemp(prefix="grandstand-vm-"))
+        self.agent_path = self.socket_dir / "agent.sock"
+        self.console_path = self.socket_dir / "console.sock"
+        self.process = None
+        self._sock = None
+        self._buffer = b""
+        self._next_id = 1
+        self.boot_id = None
+
+    def command_line(self):
+        append = " ".join(filter(None, [
+            "console=ttyAMA0 root=/dev/vda rootfstype=ext4 rw panic=-1 net.ifnames=0",
+            "systemd.show_status=error", self.extra_append]))
+        if self.console_stdio:
+            console = ["-serial", "mon:stdio"]
+        else:
+            # A socket (attach with `socat - UNIX-CONNECT:console.sock`) that also logs everything.
+            console = ["-chardev", f"socket,id=console,path={self.console_path},server=on,wait=off,"
+                                   f"logfile={self.console_log}",
+                       "-serial", "chardev:console"]
+        return [
+            "qemu-system-aarch64", "-M", "virt", "-cpu", self.cpu, "-smp", str(self.smp),
+            "-m", str(self.memory_mib), "-no-reboot", "-nodefaults", "-display", "none",
+            "-kernel", str(self.base / "vmlinuz"), "-initrd", str(self.base / "initrd.img"),
+            "-append", append,
+            "-drive", f"file={self.image},format=raw,if=none,id=root,cache=unsafe",
+            "-device", "virtio-blk-pci,drive=root",
+            "-netdev", f"user,id=uplink,hostfwd=tcp:127.0.0.1:{self.host_port}-:{GUEST_HTTP_PORT}",
+            "-device", "virtio-net-pci,netdev=uplink,romfile=",
+            "-device", "virtio-serial-pci",
+            "-chardev", f"socket,id=agent,path={self.agent_path},server=on,wait=off",
+            "-device", f"virtserialport,chardev=agent,name={AGENT_PORT_NAME}",
+            *console,
+        ]
+
+    def start(self):
+        for path in (self.agent_path, self.console_path, self.console_log):
+            if path.exists():
+                path.unlink()
+        stdio = {} if self.console_stdio else {
+            "stdin": subprocess.DEVNULL, "stdout": open(self.qemu_log, "wb"), "stderr": subprocess.STDOUT}
+        self.process = subprocess.Popen(self.command_line(), preexec_fn=_die_with_parent, **stdio)
+        if self.console_stdio:
+            return
+        deadline = time.monotonic() + 30
+        while True:
+            self._check_alive()
+            try:
+                self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self._sock.connect(str(self.agent_path))
+                return
+            except OSError:
+                self._sock.close()
+                self._sock = None
+                if time.monotonic() > deadline:
+                    raise MachineError("QEMU did not open the agent socket within 30 s")
+                time.sleep(0.1)
+
+    def _check_alive(self):
+        if self.process.poll() is not None:
+            raise MachineError(f"QEMU exited with status {self.process.returncode} (see {self.qemu_log} "
+                               f"and {self.console_log})")
+
+    def _readline(self, deadline, what):
+        while b"\n" not in self._buffer:
+            self._check_alive()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise MachineError(f"timed out waiting for {what}")
+            ready, _, _ = select.select([self._sock], [], [], min(remaining, 1.0))
+            if ready:
+                chunk = self._sock.recv(65536)
+                if not chunk:
+                    raise MachineError(f"agent channel closed while waiting for {what}")
+                self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line.decode("ascii", "replace")
+
+    def wait_agent(self, timeout):
+        """Waits for the agent's HELLO: userspace is up (systemd started it in sysinit)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self._readline(deadline, "the guest agent (boot)")
+            if line.startswith("HELLO "):
+                self.boot_id = line.split()[1]
+                return
+
+    def run(self, script, timeout=30):
+        """Runs a shell script in the guest as root; returns its status and output."""
+        request_id = self._next_id
+        self._next_id += 1
+        encoded = base64.b64encode(script.encode()).decode()
+        self._sock.sendall(f"REQ {request_id} {int(timeout)} {encoded}\n".encode())
+        deadline = time.monotonic() + timeout + 15
+        while True:
+            line = self._readline(deadline, f"guest command {script!r}")
+            parts = line.split(" ")
+            if parts[0] == "HELLO":
+                raise MachineError("the guest agent restarted (guest rebooted or agent crashed)")
+            if parts[0] == "RES" and len(parts) >= 3 and parts[1] == str(request_id):
+                output = base64.b64decode(parts[3]) if len(parts) > 3 else b""
+                return Result(int(parts[2]), output.decode("utf-8", "replace"))
+
+    def poweroff(self, timeout=60):
+        """Asks systemd to power off and waits for QEMU to exit; kills it after `timeout`."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        try:
+            self.run("systemctl --no-block poweroff", timeout=10)
+        except (MachineError, OSError):
+            pass
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def close(self):
+        """Ends QEMU however it is doing; idempotent."""
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        shutil.rmtree(self.socket_dir, ignore_errors=True)
+
+    def console_tail(self, lines=60):
+        try:
+            text = self.console_log.read_text("utf-8", "replace")
+        except OSError:
+            return "(no console log)"
+        return "\n".join(text.splitlines()[-lines:])
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
