@@ -19,6 +19,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from vmlib import checks, image  # noqa: E402
 from vmlib.machine import Machine, MachineError  # noqa: E402
@@ -31,7 +32,24 @@ def say(message):
     print(f"[vm {time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
 def new_dirs(cache):
+    """A fresh run directory (disk image, sockets) and log directory; drops the run directories
+    of harnesses that died without cleaning up, and all but the last KEEP_LOGS log directories."""
+    if (cache / "runs").is_dir():
+        for stale in (cache / "runs").iterdir():
+            pid = stale.name.rpartition("-")[2]
+            if not (pid.isdigit() and pid_alive(int(pid))):
+                shutil.rmtree(stale, ignore_errors=True)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + f"-{os.getpid()}"
     run_dir = cache / "runs" / stamp
     log_dir = cache / "logs" / stamp
@@ -96,6 +114,11 @@ def command_test(args, cache):
             except checks.CheckFailed as failure:
                 failures.append(name)
                 say(f"FAIL {name} ({time.monotonic() - check_started:.1f} s): {failure}")
+            except MachineError:
+                raise
+            except Exception as error:  # a broken check must not hide the others' verdicts
+                failures.append(name)
+                say(f"FAIL {name}: {type(error).__name__}: {error}")
             if name == "boot":
                 timings["running"] = time.monotonic() - boot_started
                 say(f"  {ctx.facts.get('startup', '')}")
@@ -112,7 +135,7 @@ def command_test(args, cache):
     summary = ", ".join(f"{k} {v:.0f} s" for k, v in timings.items())
     if failures:
         say(f"console log tail ({log_dir / 'console.log'}):")
-        print(vm.console_tail(40), flush=True)
+        print(vm.console_tail(40, log_dir / vm.console_log.name), flush=True)
         say(f"FAILED: {', '.join(failures)}; logs in {log_dir} ({summary})")
         return 1
     say(f"all {len(selected)} checks passed ({summary}); logs in {log_dir}")

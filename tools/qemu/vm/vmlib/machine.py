@@ -189,9 +189,9 @@ class Machine:
                 self.process.wait()
         shutil.rmtree(self.socket_dir, ignore_errors=True)
 
-    def console_tail(self, lines=60):
+    def console_tail(self, lines=60, path=None):
         try:
-            text = self.console_log.read_text("utf-8", "replace")
+            text = Path(path or self.console_log).read_text("utf-8", "replace")
         except OSError:
             return "(no console log)"
         return "\n".join(text.splitlines()[-lines:])
