@@ -101,6 +101,7 @@ def command_test(args, cache):
     try:
         boot_started = time.monotonic()
         vm.start()
+        say(f"QEMU started; console: socat -,raw,echo=0 UNIX-CONNECT:{vm.console_path}")
         vm.wait_agent(timeout=args.boot_timeout)
         agent_up = True
         timings["agent"] = time.monotonic() - boot_started
@@ -178,7 +179,7 @@ def main():
     cache = image.default_cache()
     if args.command == "list":
         for name, function in checks.CHECKS:
-            print(f"{name:16} {' '.join((function.__doc__ or '').split())}")
+            print(f"{name:20} {' '.join((function.__doc__ or '').split())}")
         return 0
     if args.command == "base":
         print(image.build_base())

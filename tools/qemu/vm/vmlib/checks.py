@@ -138,6 +138,22 @@ def service_sandbox(ctx):
     expect(status["NoNewPrivs"].strip() == "1", "NoNewPrivs is not set")
 
 
+@check("gpio-permissions")
+def gpio_permissions(ctx):
+    """The udev rule gives the board's GPIO chips to group gpio, mode 0660."""
+    for chip in sorted({spec["chip"] for spec in ctx.board["leds"].values()}):
+        owner = ctx.run(f"stat -c '%G %a' /dev/{chip}").output.strip()
+        expect(owner == "gpio 660", f"/dev/{chip} is {owner!r}, expected 'gpio 660'")
+
+
+@check("journal-persistent")
+def journal_persistent(ctx):
+    """journald keeps the journal on disk (Storage=persistent from rootfs-overlay)."""
+    path = "/var/log/journal/$(cat /etc/machine-id)/system.journal"
+    result = ctx.run(f"journalctl --flush && test -s {path} && echo {path}", expect_ok=False)
+    expect(result.ok, f"no persistent journal: {result.output}")
+
+
 @check("ready-journal")
 def ready_journal(ctx):
     """The ready event is in the journal with its structured fields."""
