@@ -10,7 +10,7 @@ DEPS := pkg-config libpcap-dev libgpiod-dev gpiod libsystemd-dev systemd libavco
         libisal-dev libnl-genl-3-dev libmicrohttpd-dev curl ffmpeg tshark
 CHECK := test
 
-.PHONY: all deps build test check clean
+.PHONY: all deps stamp build test check clean
 all: build
 
 -include cross/cross.mk
@@ -19,11 +19,12 @@ all: build
 deps:
 	@tools/deps.sh $(DEPS)
 
-build: deps
+build: deps stamp
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
 # Host tests: XCTest and Swift Testing cases in one run.
-test: deps
+test: deps stamp
+	@tools/host-journald.sh
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
 
@@ -32,3 +33,7 @@ check: $(CHECK)
 
 clean:
 	rm -rf .build
+
+# Version and commit compiled into the binary (`grandstand version`).
+stamp:
+	@tools/build-stamp.sh

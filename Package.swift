@@ -39,6 +39,9 @@ let package = Package(
         // MHD_start_daemon is variadic; the shim gives Swift a fixed-argument entry point.
         .target(name: "CGSMicroHTTPD", dependencies: ["CGSMicroHTTPDSystem"], path: "Sources/CLibraries/CGSMicroHTTPD"),
 
+        // Version and commit of the build, written by `make` (tools/build-stamp.sh).
+        .target(name: "CGSBuildStamp", path: "Sources/CLibraries/CGSBuildStamp"),
+
         // MARK: Adapters: one per outside facility, each owning its C handles.
         .target(name: "Capture", dependencies: ["CGSPcap"], path: "Sources/Adapters/Capture"),
         .target(name: "Systemd", dependencies: ["CGSSystemd"], path: "Sources/Adapters/Systemd"),
@@ -46,27 +49,28 @@ let package = Package(
         .target(name: "ErasureCoding", dependencies: ["CGSISAL"], path: "Sources/Adapters/ErasureCoding"),
         .target(name: "WiFi", dependencies: ["CGSNetlink"], path: "Sources/Adapters/WiFi"),
         .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
-        .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD"], path: "Sources/Adapters/HTTPServer"),
+        .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem"], path: "Sources/Adapters/HTTPServer"),
 
         // MARK: The one executable that wires everything.
         .executableTarget(
             name: "grandstand",
             dependencies: [
                 "GrandstandCore", "Capture", "Systemd", "MediaCodec", "ErasureCoding", "WiFi", "GPIO",
-                "HTTPServer",
+                "HTTPServer", "CGSBuildStamp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/grandstand"),
 
         // MARK: Tests: one target per module; fixtures live beside them under Tests/Fixtures.
+        .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "GrandstandCoreTests", dependencies: ["GrandstandCore"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "MediaCodecTests", dependencies: ["MediaCodec"]),
         .testTarget(name: "ErasureCodingTests", dependencies: ["ErasureCoding"]),
         .testTarget(name: "WiFiTests", dependencies: ["WiFi"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "GrandstandTests", dependencies: ["grandstand"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "TestSupport"]),
     ]
 )

@@ -13,3 +13,19 @@ public struct BuildInfo: Sendable, Equatable {
         self.libraries = libraries
     }
 }
+
+extension BuildInfo {
+    /// Human-readable lines, libraries sorted by name.
+    public var text: String {
+        var lines = ["grandstand \(version) (commit \(gitCommit), Swift \(swiftVersion))"]
+        for name in libraries.keys.sorted() { lines.append("  \(name): \(libraries[name] ?? "")") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    public var json: JSONValue {
+        .object([
+            ("version", .string(version)), ("gitCommit", .string(gitCommit)), ("swiftVersion", .string(swiftVersion)),
+            ("libraries", .object(libraries.keys.sorted().map { ($0, .string(libraries[$0] ?? "")) })),
+        ])
+    }
+}

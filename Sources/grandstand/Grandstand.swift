@@ -1,7 +1,11 @@
 import ArgumentParser
 
+/// The venue gateway: one binary, one subcommand per job (daemon, offline replay, streamer,
+/// management clients). See docs/architecture.md for how the pieces fit.
 @main
 struct Grandstand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "grandstand", abstract: "Venue gateway.")
-    func run() throws {}
+    static let configuration = CommandConfiguration(
+        commandName: "grandstand",
+        abstract: "Venue gateway: multicast ingest, FEC, HLS serving, LEDs and journald reporting.",
+        subcommands: [RunCommand.self, VersionCommand.self])
 }

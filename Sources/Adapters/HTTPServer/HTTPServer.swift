@@ -1,1 +1,95 @@
 import CGSMicroHTTPD
+import CGSMicroHTTPDSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An HTTP/1.1 listener on libmicrohttpd (epoll, internal polling thread). Handlers run on the
+/// listener's thread and must not block; the server owns the MHD daemon and stops it on deinit.
+public final class HTTPServer: @unchecked Sendable {
+    // @unchecked: `daemon` is written once in init and cleared in stop(), which callers
+    // serialise (the owner stops the server once); MHD itself is thread-safe.
+
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: UInt16
+        public var connectionLimit: UInt32 = 1024
+        public var perClientLimit: UInt32 = 64
+        public var idleTimeoutSeconds: UInt32 = 30
+        /// Bounds the request line plus headers that one connection may buffer.
+        public var connectionMemoryLimit: Int = 32 * 1024
+        public var maxBodyBytes: Int = 1 << 20
+        public var threads: UInt32 = 1
+
+        public init(host: String, port: UInt16) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+
+    /// The bound port: the configured one, or the kernel's pick when configured as 0.
+    public let port: UInt16
+    private var daemon: OpaquePointer?
+    private let context: Unmanaged<ServerContext>
+
+    public init(_ configuration: Configuration, handler: @escaping Handler) throws(HTTPServerError) {
+        var address = try SocketAddress(host: configuration.host, port: configuration.port)
+        var limits = gs_mhd_limits(
+            connection_limit: configuration.connectionLimit,
+            per_ip_limit: configuration.perClientLimit,
+            timeout_seconds: configuration.idleTimeoutSeconds,
+            connection_memory_limit: configuration.connectionMemoryLimit,
+            thread_pool_size: configuration.threads)
+        let context = Unmanaged.passRetained(ServerContext(handler: handler, maxBodyBytes: configuration.maxBodyBytes))
+        let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue)
+        let started = withUnsafePointer(to: &address.storage) { storage in
+            storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddr in
+                gs_mhd_start(flags, sockaddr, &limits, accessHandler, context.toOpaque(),
+                             requestCompleted, context.toOpaque())
+            }
+        }
+        guard let started else {
+            let code = errno
+            context.release()
+            throw HTTPServerError("start listener on \(configuration.host):\(configuration.port)", errno: code)
+        }
+        self.daemon = started
+        self.context = context
+        self.port = gs_mhd_bound_port(started)
+    }
+
+    /// Closes the listening socket and every connection, waiting for the polling thread.
+    public func stop() {
+        guard let daemon else { return }
+        self.daemon = nil
+        MHD_stop_daemon(daemon)
+        context.release()
+    }
+
+    deinit { stop() }
+}
+
+/// What the C callbacks reach through their `cls` pointer.
+final class ServerContext {
+    let handler: HTTPServer.Handler
+    let maxBodyBytes: Int
+
+    init(handler: @escaping HTTPServer.Handler, maxBodyBytes: Int) {
+        self.handler = handler
+        self.maxBodyBytes = maxBodyBytes
+    }
+}
+
+/// One request in flight, kept in MHD's per-request `con_cls` slot until it completes.
+final class PendingRequest {
+    var body: [UInt8] = []
+    var bodyTooLarge = false
+}
+
+extension HTTPServer {
+    /// The libmicrohttpd version at run time, e.g. "0.9.75".
+    public static var libraryVersion: String { MHD_get_version().map { String(cString: $0) } ?? "unknown" }
+}

@@ -1,0 +1,50 @@
+/// One request as the handler sees it: method, decoded path, query arguments, headers, body.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The path without the query, percent-decoded by libmicrohttpd (e.g. `/channels/a/live.m3u8`).
+    public var path: String
+    public var query: [String: String]
+    /// Header names are stored lowercased (HTTP field names are case-insensitive, RFC 9110 §5.1).
+    public var headers: [String: String]
+    public var body: [UInt8]
+    /// The peer as `address:port` (`[v6]:port` for IPv6), when known.
+    public var client: String?
+
+    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+                body: [UInt8] = [], client: String? = nil) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.client = client
+    }
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+/// What the handler answers: status, headers and a body held in memory.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public init(status: Int, contentType: String, body: String) {
+        self.init(status: status, headers: [("Content-Type", contentType)], body: Array(body.utf8))
+    }
+
+    /// A short plain-text error answer, e.g. `.text(404, "no such channel")`.
+    public static func text(_ status: Int, _ message: String) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", body: message + "\n")
+    }
+
+    public static func json(_ body: String, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "application/json", body: body)
+    }
+}

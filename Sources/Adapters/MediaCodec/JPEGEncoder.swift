@@ -1,0 +1,103 @@
+import CGSAVCodec
+
+/// Encodes decoded pictures as baseline JPEG with libavcodec's MJPEG encoder (thumbnails).
+///
+/// JPEG samples are full range, so video-range (16...235) YUV is expanded to 0...255 first; no
+/// scaling happens here. Accepts 8-bit planar YUV 4:2:0, 4:2:2 and 4:4:4.
+public enum JPEGEncoder {
+    /// Returns the JPEG bytes of `frame`. `qscale` is MJPEG's quantiser: 2 (best) ... 31 (smallest).
+    public static func encode(_ frame: VideoFrame, qscale: Int = 4) throws -> [UInt8] {
+        guard (2...31).contains(qscale) else {
+            throw MediaCodecError(operation: "JPEGEncoder.encode", code: AVErrorCode.einval,
+                                  detail: "qscale \(qscale) outside 2...31")
+        }
+        guard let target = fullRangeFormat(for: frame.pixelFormat.av) else {
+            throw MediaCodecError(operation: "JPEGEncoder.encode", code: AVErrorCode.enosys,
+                                  detail: "pixel format \(frame.pixelFormat) needs a conversion this encoder does not do")
+        }
+        guard let encoder = avcodec_find_encoder(AV_CODEC_ID_MJPEG) else {
+            throw MediaCodecError(operation: "avcodec_find_encoder(mjpeg)", code: AVErrorCode.encoderNotFound)
+        }
+        var context = avcodec_alloc_context3(encoder)
+        defer { avcodec_free_context(&context) }
+        guard let ctx = context else {
+            throw MediaCodecError(operation: "avcodec_alloc_context3(mjpeg)", code: AVErrorCode.enomem)
+        }
+        let input = try fullRangeCopy(of: frame, format: target)
+        ctx.pointee.width = Int32(frame.width)
+        ctx.pointee.height = Int32(frame.height)
+        ctx.pointee.pix_fmt = target
+        ctx.pointee.color_range = AVCOL_RANGE_JPEG
+        ctx.pointee.time_base = AVRational(num: 1, den: 25)
+        ctx.pointee.thread_count = 1
+        gs_codec_set_qscale(ctx, input.frame, Int32(qscale))
+        let opened = avcodec_open2(ctx, encoder, nil)
+        guard opened >= 0 else { throw MediaCodecError(operation: "avcodec_open2(mjpeg encoder)", code: opened) }
+
+        let sent = avcodec_send_frame(ctx, input.frame)
+        guard sent >= 0 else { throw MediaCodecError(operation: "avcodec_send_frame(mjpeg)", code: sent) }
+        _ = avcodec_send_frame(ctx, nil)  // end of stream: the one packet must come out now
+        var packet = av_packet_alloc()
+        defer { av_packet_free(&packet) }
+        guard let packet else { throw MediaCodecError(operation: "av_packet_alloc", code: AVErrorCode.enomem) }
+        let received = avcodec_receive_packet(ctx, packet)
+        guard received >= 0, let data = packet.pointee.data else {
+            throw MediaCodecError(operation: "avcodec_receive_packet(mjpeg)",
+                                  code: received < 0 ? received : AVErrorCode.invalidData)
+        }
+        return Array(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size)))
+    }
+
+    /// The plain YUV format with the same subsampling (the encoder is told full range separately).
+    static func fullRangeFormat(for format: AVPixelFormat) -> AVPixelFormat? {
+        switch format {
+        case AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P: AV_PIX_FMT_YUV420P
+        case AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUVJ422P: AV_PIX_FMT_YUV422P
+        case AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ444P: AV_PIX_FMT_YUV444P
+        default: nil
+        }
+    }
+
+    /// Luma 16...235 and chroma 16...240 stretched to 0...255 (ITU-R BT.601/709 quantisation).
+    static let expandLuma: [UInt8] = (0..<256).map { v in
+        UInt8(clamping: Int(((Double(v) - 16) * 255 / 219).rounded()))
+    }
+    static let expandChroma: [UInt8] = (0..<256).map { v in
+        UInt8(clamping: Int(((Double(v) - 128) * 255 / 224 + 128).rounded()))
+    }
+
+    /// A new frame in `format` holding `frame`'s samples, expanded to full range if needed.
+    static func fullRangeCopy(of frame: VideoFrame, format: AVPixelFormat) throws -> VideoFrame {
+        guard let raw = av_frame_alloc() else { throw MediaCodecError(operation: "av_frame_alloc", code: AVErrorCode.enomem) }
+        let copy = VideoFrame(taking: raw)
+        raw.pointee.width = Int32(frame.width)
+        raw.pointee.height = Int32(frame.height)
+        raw.pointee.format = format.rawValue
+        raw.pointee.color_range = AVCOL_RANGE_JPEG
+        raw.pointee.pict_type = AV_PICTURE_TYPE_I
+        gs_frame_set_key(raw)
+        let allocated = av_frame_get_buffer(raw, 0)
+        guard allocated >= 0 else { throw MediaCodecError(operation: "av_frame_get_buffer", code: allocated) }
+        let expand = !frame.isFullRange
+        for plane in 0..<3 {
+            guard let (bytesPerRow, rows) = frame.planeGeometry(plane),
+                  let source = gs_frame_plane(frame.frame, Int32(plane)),
+                  let destination = gs_frame_plane(raw, Int32(plane)) else {
+                throw MediaCodecError(operation: "JPEGEncoder.encode", code: AVErrorCode.invalidData,
+                                      detail: "plane \(plane) missing")
+            }
+            let sourceStride = Int(gs_frame_linesize(frame.frame, Int32(plane)))
+            let destinationStride = Int(gs_frame_linesize(raw, Int32(plane)))
+            let table = plane == 0 ? expandLuma : expandChroma
+            for row in 0..<rows {
+                let from = source + row * sourceStride, to = destination + row * destinationStride
+                if expand {
+                    for x in 0..<bytesPerRow { to[x] = table[Int(from[x])] }
+                } else {
+                    to.update(from: from, count: bytesPerRow)
+                }
+            }
+        }
+        return copy
+    }
+}

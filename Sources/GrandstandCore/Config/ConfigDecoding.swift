@@ -1,0 +1,102 @@
+/// The configuration was rejected: every bad value with its JSON path and the reason.
+public struct ConfigError: Error, Equatable, CustomStringConvertible, Sendable {
+    public let issues: [JSONIssue]
+    public var description: String { issues.map(\.description).joined(separator: "\n") }
+}
+
+extension GatewayConfig {
+    /// Parses and validates a configuration document; collects all problems before failing.
+    public static func decode(_ bytes: [UInt8]) throws(ConfigError) -> GatewayConfig {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes)
+        } catch {
+            throw ConfigError(issues: [JSONIssue(path: .root, reason: "not valid JSON: \(error)")])
+        }
+        var reader = JSONReader()
+        let config = decode(document, &reader)
+        guard reader.issues.isEmpty, let config else { throw ConfigError(issues: reader.issues) }
+        return config
+    }
+
+    static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> GatewayConfig? {
+        guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board"]) else {
+            return nil
+        }
+        let license = decodeLicense(root, &reader)
+        var network = Network()
+        if let object = reader.object(root["network"], at: root.path("network"), known: ["interface", "wifiInterface", "wifiApInfo"]) {
+            network.interface = reader.string(object["interface"], at: object.path("interface")) ?? network.interface
+            if object["wifiInterface"] == .null {
+                network.wifiInterface = nil
+            } else {
+                network.wifiInterface = reader.string(object["wifiInterface"], at: object.path("wifiInterface")) ?? network.wifiInterface
+            }
+            network.wifiApInfo = (reader.array(object["wifiApInfo"], at: object.path("wifiApInfo")) ?? []).compactMap { path, value in
+                decodeAccessPoint(value, at: path, &reader)
+            }
+        }
+        var listeners = Listeners()
+        if let object = reader.object(root["listeners"], at: root.path("listeners"), known: ["fan", "management"]) {
+            listeners.fan = decodeListenAddress(object["fan"], at: object.path("fan"), &reader) ?? listeners.fan
+            listeners.management = decodeListenAddress(object["management"], at: object.path("management"), &reader) ?? listeners.management
+        }
+        var token: String?
+        let managementPath = root.path("management")
+        if let object = reader.object(root["management"], at: managementPath, known: ["token"]) {
+            token = reader.string(object["token"], at: object.path("token"), required: true)
+        } else if root["management"] == nil {
+            reader.report(managementPath, "required object is missing (needs \"token\")")
+        }
+        let board = reader.string(root["board"], at: root.path("board"))
+        guard let license, let token else { return nil }
+        return GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token, boardPath: board)
+    }
+
+    private static func decodeLicense(_ root: JSONObjectView, _ reader: inout JSONReader) -> License? {
+        let path = root.path("license")
+        guard root["license"] != nil else {
+            reader.report(path, "required object is missing (needs venueName, contentOwner, appDeveloper)")
+            return nil
+        }
+        guard let object = reader.object(root["license"], at: path, known: ["venueName", "contentOwner", "appDeveloper"]) else {
+            return nil
+        }
+        let venue = reader.string(object["venueName"], at: object.path("venueName"), required: true)
+        let owner = reader.string(object["contentOwner"], at: object.path("contentOwner"), required: true)
+        let developer = reader.string(object["appDeveloper"], at: object.path("appDeveloper"), required: true)
+        guard let venue, let owner, let developer else { return nil }
+        return License(venueName: venue, contentOwner: owner, appDeveloper: developer)
+    }
+
+    private static func decodeAccessPoint(_ value: JSONValue, at path: JSONPath, _ reader: inout JSONReader) -> WiFiAccessPoint? {
+        guard let object = reader.object(value, at: path, known: ["name", "bssid"]) else { return nil }
+        let name = reader.string(object["name"], at: object.path("name"), required: true)
+        var bssid = reader.string(object["bssid"], at: object.path("bssid"), required: true)
+        if let text = bssid {
+            bssid = MACAddress.normalized(text)
+            if bssid == nil { reader.report(object.path("bssid"), "\"\(text)\" is not a MAC address like 02:00:00:00:01:00") }
+        }
+        guard let name, let bssid else { return nil }
+        return WiFiAccessPoint(name: name, bssid: bssid)
+    }
+
+    private static func decodeListenAddress(_ value: JSONValue?, at path: JSONPath, _ reader: inout JSONReader) -> ListenAddress? {
+        guard let text = reader.string(value, at: path) else { return nil }
+        guard let address = ListenAddress(parsing: text) else {
+            reader.report(path, "\"\(text)\" is not a numeric host:port such as 0.0.0.0:8080 or [::]:8080")
+            return nil
+        }
+        return address
+    }
+}
+
+/// IEEE 802 MAC addresses as written in configs: six hex octets separated by ':' or '-'.
+public enum MACAddress {
+    /// The lowercase colon form (`02:00:00:00:01:00`), or nil if `text` is not a MAC address.
+    public static func normalized(_ text: String) -> String? {
+        let octets = text.split(omittingEmptySubsequences: false) { $0 == ":" || $0 == "-" }
+        guard octets.count == 6, octets.allSatisfy({ $0.count == 2 && UInt8($0, radix: 16) != nil }) else { return nil }
+        return octets.map { $0.lowercased() }.joined(separator: ":")
+    }
+}

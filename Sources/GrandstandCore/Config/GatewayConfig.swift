@@ -1,0 +1,69 @@
+/// The gateway's configuration file (one JSON document). Shapes follow the StadiumVision SDK
+/// where it has one: `license{venueName,contentOwner,appDeveloper}`, `network.wifiApInfo[{name,bssid}]`.
+public struct GatewayConfig: Sendable, Equatable {
+    /// The license triplet: only channels announced with the same three values are served.
+    public struct License: Sendable, Equatable {
+        public var venueName: String
+        public var contentOwner: String
+        public var appDeveloper: String
+    }
+
+    /// A venue access point this box sits beside; being associated with one means "in venue".
+    public struct WiFiAccessPoint: Sendable, Equatable {
+        public var name: String
+        public var bssid: String
+    }
+
+    public struct Network: Sendable, Equatable {
+        /// Where the venue multicast arrives (libpcap captures here, IGMP joins go out here).
+        public var interface = "eth0"
+        /// The Wi-Fi interface whose association and link quality are reported, if any.
+        public var wifiInterface: String? = "wlan0"
+        public var wifiApInfo: [WiFiAccessPoint] = []
+    }
+
+    public struct Listeners: Sendable, Equatable {
+        public var fan = ListenAddress(host: "127.0.0.1", port: 8080)
+        public var management = ListenAddress(host: "127.0.0.1", port: 8081)
+    }
+
+    public var license: License
+    public var network = Network()
+    public var listeners = Listeners()
+    /// Bearer token the management API requires.
+    public var managementToken: String
+    /// Path of the board description (LED lines, interface names); nil runs without LEDs.
+    public var boardPath: String?
+}
+
+/// A numeric listen address `host:port` (`[v6]:port` for IPv6).
+public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: UInt16
+
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Parses `1.2.3.4:80`, `0.0.0.0:8080` or `[::1]:8081`; nil when malformed.
+    public init?(parsing text: String) {
+        let hostPart: Substring, portPart: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            hostPart = text[text.index(after: text.startIndex)..<close]
+            portPart = text[text.index(close, offsetBy: 2)...]
+            guard hostPart.contains(":") else { return nil }
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            hostPart = text[..<colon]
+            portPart = text[text.index(after: colon)...]
+            let octets = hostPart.split(separator: ".", omittingEmptySubsequences: false)
+            guard octets.count == 4, octets.allSatisfy({ $0.count <= 3 && UInt8($0) != nil }) else { return nil }
+        }
+        guard !hostPart.isEmpty, let port = UInt16(portPart) else { return nil }
+        self.init(host: String(hostPart), port: port)
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

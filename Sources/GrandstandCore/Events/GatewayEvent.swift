@@ -1,0 +1,50 @@
+/// Everything the gateway logs as a structured event. Each kind has a fixed journald MESSAGE_ID
+/// (documented in docs/logging.md) so field staff can filter with `journalctl MESSAGE_ID=…`.
+public struct GatewayEvent: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case ready, stopping, reloaded, configRejected = "config-rejected", ledsUnavailable = "leds-unavailable"
+
+        /// journald MESSAGE_ID (128-bit, lowercase hex without dashes, per sd-id128(3)).
+        public var messageID: String {
+            switch self {
+            case .ready: "27219f69265740d896896acd9489e1fc"
+            case .stopping: "4b72d99bb2234fe3b7889315cafbfe33"
+            case .configRejected: "6e0de7ae0998495eb6238f57c3020472"
+            case .ledsUnavailable: "fc361e6d9b7f44dca462df71a9d49d80"
+            case .reloaded: "992d142e69f949a48913bc1280039eaa"
+            }
+        }
+
+        /// syslog priority: 3 error, 4 warning, 5 notice, 6 info.
+        public var priority: Int {
+            switch self {
+            case .ready, .stopping, .reloaded: 5
+            case .ledsUnavailable: 4
+            case .configRejected: 3
+            }
+        }
+    }
+
+    public var kind: Kind
+    public var message: String
+    /// Extra fields, names without the GRANDSTAND_ prefix (added when written), e.g. "BOARD".
+    public var fields: [(name: String, value: String)]
+
+    public init(_ kind: Kind, _ message: String, fields: [(name: String, value: String)] = []) {
+        self.kind = kind
+        self.message = message
+        self.fields = fields
+    }
+
+    public static func == (lhs: GatewayEvent, rhs: GatewayEvent) -> Bool {
+        lhs.kind == rhs.kind && lhs.message == rhs.message
+            && lhs.fields.map(\.name) == rhs.fields.map(\.name) && lhs.fields.map(\.value) == rhs.fields.map(\.value)
+    }
+
+    /// The journald fields of this event, in the order they are written.
+    public var journalFields: [(name: String, value: String)] {
+        [("MESSAGE", message), ("MESSAGE_ID", kind.messageID), ("PRIORITY", String(kind.priority)),
+         ("SYSLOG_IDENTIFIER", "grandstand"), ("GRANDSTAND_EVENT", kind.rawValue)]
+            + fields.map { ("GRANDSTAND_" + $0.name, $0.value) }
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import GrandstandCore
+import Systemd
+
+/// `grandstand run --config FILE`: the daemon (systemd `Type=notify`). Exits 0 on SIGTERM,
+/// 78 (EX_CONFIG) on a bad configuration, 1 when a listener cannot start.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Run the gateway daemon.")
+
+    @Option(help: "Configuration file (JSON).")
+    var config: String = "/etc/grandstand/config.json"
+
+    func run() throws {
+        var signals = SignalLoop()
+        let events = EventLog()
+        let notifier = Notifier()
+        let (gatewayConfig, board) = try Self.load(configPath: config, events: events)
+
+        let daemon = Daemon(config: gatewayConfig, board: board, events: events)
+        do {
+            try daemon.start()
+        } catch {
+            printError("grandstand: \(error)")
+            throw ExitCode(1)
+        }
+        guard let status = daemon.status else { throw ExitCode(1) }
+        _ = try? notifier.notify(.ready, .status(status.summary))
+        events.record(GatewayEvent(.ready, "Grandstand \(status.version) ready: \(status.summary)", fields: [
+            ("VERSION", status.version), ("BOARD", board?.name ?? "none"),
+            ("FAN_LISTENER", status.fan.description), ("MANAGEMENT_LISTENER", status.management.description),
+        ]))
+
+        let watchdogMilliseconds = ((try? notifier.watchdogInterval()) ?? nil).map { Int($0 / 2000) }
+        while true {
+            switch signals.wait(milliseconds: min(watchdogMilliseconds ?? 1000, 1000)) {
+            case .terminate:
+                _ = try? notifier.notify(.stopping)
+                daemon.stop()
+                events.record(GatewayEvent(.stopping, "Grandstand stopping on signal", fields: [("VERSION", status.version)]))
+                return
+            case .reload:
+                // The listeners keep running; a reload re-validates the file and reports the outcome.
+                _ = try? notifier.notify(.reloading)
+                if (try? Self.load(configPath: config, events: events)) != nil {
+                    events.record(GatewayEvent(.reloaded, "configuration \(config) re-read"))
+                }
+                _ = try? notifier.notify(.ready, .status(status.summary))
+            case nil:
+                break
+            }
+            // The loop itself is the liveness proof for now; the pipeline's progress joins it later.
+            if watchdogMilliseconds != nil { _ = try? notifier.notify(.watchdog) }
+        }
+    }
+
+    /// Reads and validates the config and the board it names; logs and exits EX_CONFIG if bad.
+    static func load(configPath: String, events: EventLog) throws -> (GatewayConfig, BoardDescription?) {
+        func reject(_ message: String) -> ExitCode {
+            events.record(GatewayEvent(.configRejected, message, fields: [("CONFIG", configPath)]))
+            printError("grandstand: \(message)")
+            return ExitCode(78)
+        }
+        guard let bytes = FileManager.default.contents(atPath: configPath) else {
+            throw reject("cannot read configuration \(configPath)")
+        }
+        let config: GatewayConfig
+        do {
+            config = try GatewayConfig.decode(Array(bytes))
+        } catch {
+            throw reject("configuration \(configPath) rejected:\n\(error)")
+        }
+        guard let boardPath = config.boardPath else { return (config, nil) }
+        guard let boardBytes = FileManager.default.contents(atPath: boardPath) else {
+            throw reject("cannot read board description \(boardPath) (from $.board)")
+        }
+        do {
+            return (config, try BoardDescription.decode(Array(boardBytes)))
+        } catch {
+            throw reject("board description \(boardPath) rejected:\n\(error)")
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import GrandstandCore
+import Testing
+@testable import grandstand
+
+struct CommandLineTests {
+    @Test func helpListsTheSubcommands() {
+        let help = Grandstand.helpMessage()
+        #expect(help.contains("run"))
+        #expect(help.contains("version"))
+    }
+
+    @Test func runTakesAConfigPath() throws {
+        let command = try #require(try Grandstand.parseAsRoot(["run", "--config", "/tmp/x.json"]) as? RunCommand)
+        #expect(command.config == "/tmp/x.json")
+    }
+
+    @Test func unknownSubcommandIsRejected() {
+        #expect(throws: (any Error).self) { try Grandstand.parseAsRoot(["frobnicate"]) }
+    }
+
+    @Test func versionReportsEveryLinkedLibrary() {
+        let info = BuildInfo.current
+        #expect(!info.version.isEmpty)
+        #expect(info.swiftVersion.hasPrefix("6."))
+        #expect(info.libraries["libpcap"]?.hasPrefix("libpcap version 1.") == true)
+        #expect(info.libraries["libmicrohttpd"]?.first?.isNumber == true)
+        #expect(info.libraries["libsystemd"]?.hasPrefix("libsystemd.so.0") == true)
+        #expect(info.libraries["libgpiod"]?.first?.isNumber == true)
+        #expect(info.libraries["ffmpeg"]?.hasPrefix("FFmpeg ") == true)
+        #expect(info.text.hasPrefix("grandstand \(info.version) (commit "))
+    }
+}

@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+@testable import Systemd
+
+struct JournalTests {
+    /// Journald must be running: `make test` starts one on hosts without systemd as PID 1.
+    static let journalSocket = "/run/systemd/journal/socket"
+
+    @Test func entryIsWrittenWithItsFieldsAndReadBack() throws {
+        try #require(FileManager.default.fileExists(atPath: Self.journalSocket),
+                     "no journald at \(Self.journalSocket); run `make test` (starts one) or start systemd-journald")
+        let marker = UUID().uuidString
+        try JournalWriter().send([
+            JournalField("MESSAGE", "grandstand journal test"),
+            JournalField("PRIORITY", "6"),
+            JournalField("SYSLOG_IDENTIFIER", "grandstand-test"),
+            JournalField("GRANDSTAND_TEST_ID", marker),
+            JournalField("GRANDSTAND_MULTILINE", "line one\nline two"),
+        ])
+
+        let entry = try #require(try waitForEntry(matching: marker), "entry \(marker) never reached the journal")
+        #expect(entry["MESSAGE"] == "grandstand journal test")
+        #expect(entry["PRIORITY"] == "6")
+        #expect(entry["GRANDSTAND_MULTILINE"] == "line one\nline two")
+        #expect(entry["_PID"] == String(getpid()))
+        #expect(entry.realtimeMicroseconds > 1_600_000_000_000_000)
+    }
+
+    @Test func emptyEntryIsRejected() {
+        #expect(throws: SystemdError("sd_journal_sendv", errno: EINVAL)) { try JournalWriter().send([]) }
+    }
+
+    @Test(arguments: [("GRANDSTAND_EVENT", true), ("MESSAGE_ID", true), ("_PID", false),
+                      ("lower", false), ("", false), ("WITH-DASH", false)])
+    func fieldNames(name: String, valid: Bool) {
+        #expect(JournalField.isValidName(name) == valid)
+    }
+
+    /// journald writes asynchronously; poll the journal for up to five seconds.
+    private func waitForEntry(matching marker: String) throws -> JournalEntry? {
+        let reader = try JournalReader()
+        try reader.addMatch("GRANDSTAND_TEST_ID", marker)
+        for _ in 0..<50 {
+            try reader.seekHead()
+            if let entry = try reader.next() { return entry }
+            _ = try reader.wait(timeoutMicroseconds: 100_000)
+        }
+        return nil
+    }
+}
