@@ -20,10 +20,12 @@ cross-toolchain: deps
 	cross/toolchain.sh
 
 # The scripts refresh the toolchain themselves (cross/toolchain.sh; a no-op when up to date).
-cross: deps
+cross: deps stamp
 	ARM64_SCRATCH=$(ARM64_SCRATCH) cross/build.sh
 
-test-arm64: deps
+# The suite's journal tests talk to the host's journald, as on the host (tools/host-journald.sh).
+test-arm64: deps stamp
+	@tools/host-journald.sh
 	ARM64_SCRATCH=$(ARM64_SCRATCH) cross/test.sh $(ARM64_TEST_ARGS)
 
 cross-shell: cross-toolchain
