@@ -31,6 +31,7 @@ APT::Architecture "arm64";
 APT::Architectures { "arm64"; };
 APT::Install-Recommends "false";
 APT::Install-Suggests "false";
+APT::Sandbox::User "root";
 CONF
 arm64_apt() { in_root APT_CONFIG="$APTDIR/apt.conf" "$@"; }
 
@@ -63,18 +64,20 @@ done
 if [ "${#missing[@]}" -gt 0 ]; then
     logged "$apt_log" in_root APT_CONFIG="$APTDIR/apt.conf" /bin/sh -c 'cd "$0" && apt-get download "$@"' "$DEBS" "${missing[@]}"
 fi
-for f in "${files[@]}"; do [ -s "$DEBS/$f" ] || die "expected $DEBS/$f after download"; done
 # Drop .debs no longer in the set (older versions), so the cache does not grow forever.
+declare -A wanted=()
+for f in "${files[@]}"; do wanted[$f]=1; done
 for f in "$DEBS"/*.deb; do
-    printf '%s\n' "${files[@]}" | grep -qxF "$(basename "$f")" || rm -f "$f"
+    [ -n "${wanted[$(basename "$f")]:-}" ] || rm -f "$f"
 done
+for f in "${files[@]}"; do [ -s "$DEBS/$f" ] || die "expected $DEBS/$f after download"; done
 log "arm64 packages: ${#files[@]} debs, $(du -ch "${files[@]/#/$DEBS/}" | tail -1 | cut -f1) (download + resolve $((SECONDS - t0)) s)"
 
 # Extract everything (one chroot entry for all of them).
 t1=$SECONDS
 safe_rm "$SYSROOT"
 mkdir -p "$SYSROOT"
-in_root /bin/sh -c 'root=$1; cd "$2"; shift 2; for f; do dpkg-deb -x "$f" "$root"; done' \
+in_root /bin/sh -ec 'root=$1; cd "$2"; shift 2; for f; do dpkg-deb -x "$f" "$root"; done' \
     x "$SYSROOT" "$DEBS" "${files[@]}"
 # Merged /usr: lld follows libc.so/libm.so linker scripts into /lib/..., and the dynamic
 # loader is /lib/ld-linux-aarch64.so.1.
