@@ -23,8 +23,9 @@ log "debootstrap took $((SECONDS - t0)) s"
 trixie_sources | awk '{ print "deb", $1, $2, "main" }' > "$ROOT/etc/apt/sources.list"
 rm -f "$ROOT"/etc/apt/sources.list.d/*
 host_acquire_conf > "$ROOT/etc/apt/apt.conf.d/00host-acquire"
-printf 'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\n' \
-    > "$ROOT/etc/apt/apt.conf.d/01no-recommends"
+# No fsync per file: a half-written root is rebuilt anyway (no stamp), and it halves the time.
+printf 'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\nDPkg::Options { "--force-unsafe-io"; };\n' \
+    > "$ROOT/etc/apt/apt.conf.d/01grandstand"
 
 t1=$SECONDS
 mapfile -t pkgs < <(sed -e 's/#.*//' -e '/^\s*$/d' "$list")
