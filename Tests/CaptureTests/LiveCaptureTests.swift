@@ -10,7 +10,7 @@ import TestSupport
 struct LiveCaptureTests {
     @Test func capturesADatagramSentOverLoopback() throws {
         guard !TestEnvironment.isQEMUUser, TestEnvironment.isRoot else {
-            let error = caughtError(CaptureError.self) { _ = try PacketCapture.open(interface: "lo") }
+            let error = thrownError(CaptureError.self) { _ = try PacketCapture.open(interface: "lo") }
             // qemu-user answers SIOCETHTOOL with ENOSYS, so there pcap_create itself fails.
             #expect(error?.operation == (TestEnvironment.isQEMUUser ? "create lo" : "activate lo"))
             return

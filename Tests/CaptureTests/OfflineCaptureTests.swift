@@ -49,13 +49,13 @@ struct OfflineCaptureTests {
 
     @Test func badFilterIsAClearError() throws {
         let capture = try PacketCapture.open(file: Fixtures.path("capture/mixed.pcap"))
-        let error = try #require(caughtError(CaptureError.self) { try capture.setFilter("udp and and port") })
+        let error = try #require(thrownError(CaptureError.self) { try capture.setFilter("udp and and port") })
         #expect(error.operation.hasPrefix("compile filter \"udp and and port\""))
         #expect(error.message.contains("syntax error"))
     }
 
     @Test func missingFileIsAClearError() {
-        let error = caughtError(CaptureError.self) { _ = try PacketCapture.open(file: "/nonexistent/x.pcap") }
+        let error = thrownError(CaptureError.self) { _ = try PacketCapture.open(file: "/nonexistent/x.pcap") }
         #expect(error?.message.contains("No such file") == true)
     }
 

@@ -40,15 +40,3 @@ func subsets(of n: Int, size: Int) -> [[Int]] {
     guard size <= n else { return [] }
     return subsets(of: n - 1, size: size) + subsets(of: n - 1, size: size - 1).map { $0 + [n - 1] }
 }
-
-/// The `E` that `body` throws, nil otherwise (Swift 6.0's `#expect(throws:)` returns nothing).
-func thrownError<E: Error, R>(_ type: E.Type, _ body: () throws -> R) -> E? {
-    do {
-        _ = try body()
-        return nil
-    } catch let error as E {
-        return error
-    } catch {
-        return nil
-    }
-}

@@ -67,9 +67,22 @@ import Testing
         })
         #expect(busy.errno == EBUSY)
         #expect(busy.description == "\(chip.name): line already in use (EBUSY) requesting lines [\(line)] on \(chip.path)")
+        // The refused request must leave the holder's line alone (libgpiod 1.x shares line objects).
+        let held = try chip.lineInfo(line)
+        #expect(held.isUsed && held.consumer == Self.consumer, "\(held)")
+        try request.setValues([true])
+        #expect(try request.values() == [true])
+        // A second handle on the chip (as another process would open it) is refused by the kernel.
+        let other = try GPIOChip.open(chipName)
+        let busyElsewhere = try #require(gpioError {
+            _ = try other.requestOutputs([GPIOOutputLine(offset: line)], consumer: "other")
+        })
+        #expect(busyElsewhere.errno == EBUSY)
+        #expect(try other.lineInfo(line).consumer == Self.consumer)
 
         request.release()
         #expect(try chip.lineInfo(line).isUsed == false)
+        #expect(try other.lineInfo(line).isUsed == false)
         let released = try #require(gpioError { _ = try request.values() })
         #expect(released.errno == EBADF)
     }
@@ -81,9 +94,10 @@ import Testing
         }
         let chip = try GPIOChip.open(chipName)
         let lines = TestEnvironment.lines
-        // First line active-low and on; the rest (GPIO_TEST_LINES=0,1,…) active-high and off.
+        // First line active-low and on; the rest (GPIO_TEST_LINES=0,1,2) active-high, alternating.
+        // Two or more lines of one polarity catch per-line values landing on the wrong line.
         let wanted = lines.enumerated().map { i, offset in
-            GPIOOutputLine(offset: offset, initialValue: i == 0, activeLow: i == 0)
+            GPIOOutputLine(offset: offset, initialValue: i % 2 == 0, activeLow: i == 0)
         }
         let request = try chip.requestOutputs(wanted, consumer: Self.consumer)
         defer { request.release() }
@@ -95,6 +109,11 @@ import Testing
         for (offset, value) in zip(lines, flipped) {
             #expect(try request.value(offset: offset) == value)
         }
+        // Setting one line by offset leaves the others as they were.
+        var expected = flipped
+        expected[expected.count - 1].toggle()
+        try request.setValue(expected[expected.count - 1], offset: lines[lines.count - 1])
+        #expect(try request.values() == expected)
         let wrongCount = try #require(gpioError { try request.setValues([]) })
         #expect(wrongCount.errno == EINVAL)
         let notRequested = try #require(gpioError { _ = try request.value(offset: UInt32(chip.lineCount)) })

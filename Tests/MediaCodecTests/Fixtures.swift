@@ -29,16 +29,3 @@ enum MediaFixture: String, CaseIterable, CustomStringConvertible {
 
     func bytes() throws -> [UInt8] { [UInt8](try Data(contentsOf: url)) }
 }
-
-/// The `E` that `body` throws, nil if it returns or throws something else. (Swift 6.0's
-/// `#expect(throws:)` does not return the error, so tests inspect it through this.)
-func thrownError<E: Error, R>(_ type: E.Type, _ body: () throws -> R) -> E? {
-    do {
-        _ = try body()
-        return nil
-    } catch let error as E {
-        return error
-    } catch {
-        return nil
-    }
-}

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import MediaCodec
 
 /// Width and height from the first baseline SOF0 (FF C0) segment of a JPEG.

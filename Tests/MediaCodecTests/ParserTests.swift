@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import MediaCodec
 
 /// Access units from feeding `stream` in chunks of the given sizes (cycled), then flushing.

@@ -25,11 +25,12 @@ public enum TestEnvironment {
     public static var isRoot: Bool { getuid() == 0 }
 }
 
-/// The error `body` throws, if it is an `E`. Swift Testing 6.0's `#expect(throws:)` does not
-/// return the error (6.1 does), and the cross toolchain is 6.0, so tests inspect errors this way.
-public func caughtError<E: Error>(_ type: E.Type, _ body: () throws -> Void) -> E? {
+/// The `E` that `body` throws, nil if it returns or throws something else. Swift Testing 6.0's
+/// `#expect(throws:)` does not return the error (6.1 does), and the cross toolchain is 6.0, so
+/// tests inspect errors this way.
+public func thrownError<E: Error, R>(_ type: E.Type, _ body: () throws -> R) -> E? {
     do {
-        try body()
+        _ = try body()
         return nil
     } catch let error as E {
         return error

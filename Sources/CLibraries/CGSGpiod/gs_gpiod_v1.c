@@ -1,4 +1,4 @@
-// libgpiod 1.x (bookworm 1.6): chips by path, lines requested in bulk per polarity.
+// libgpiod 1.x (bookworm 1.6): chips by path, one line handle per requested line.
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -48,9 +48,10 @@ int gs_gpiod_chip_line_info(gs_gpiod_chip *chip, unsigned int offset, gs_gpiod_l
     return 0;
 }
 
+/// Releases the lines this request acquired (lines[i] is set only once line i is held).
 static void release_lines(gs_gpiod_request *r) {
     for (size_t i = 0; i < r->count; i++)
-        if (r->lines[i] && gpiod_line_is_requested(r->lines[i])) gpiod_line_release(r->lines[i]);
+        if (r->lines[i]) gpiod_line_release(r->lines[i]);
 }
 
 int gs_gpiod_request_output(gs_gpiod_chip *chip, const char *consumer,
@@ -63,25 +64,28 @@ int gs_gpiod_request_output(gs_gpiod_chip *chip, const char *consumer,
     if (!r) return ENOMEM;
     r->count = count;
     memcpy(r->offsets, offsets, count * sizeof *offsets);
+    // One kernel handle per line: libgpiod 1.x's per-line get/set on a multi-line handle
+    // addresses the handle's first line, and its flags are shared by all lines of a handle.
     for (size_t i = 0; i < count && !err; i++) {
         errno = 0;
-        if (!(r->lines[i] = gpiod_chip_get_line(chip->chip, offsets[i]))) err = gs_gpiod_errno();
-    }
-    // v1 bulk requests share one flag set: one bulk per polarity keeps active-low per line.
-    for (int low = 0; low <= 1 && !err; low++) {
-        struct gpiod_line_bulk bulk;
-        int initial[GS_GPIOD_MAX_LINES];
-        gpiod_line_bulk_init(&bulk);
-        for (size_t i = 0; i < count; i++) {
-            if ((active_low && active_low[i]) != (bool)low) continue;
-            initial[bulk.num_lines] = values[i] ? 1 : 0;
-            gpiod_line_bulk_add(&bulk, r->lines[i]);
-        }
-        if (bulk.num_lines == 0) continue;
-        errno = 0;
-        int flags = low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0;
-        if (gpiod_line_request_bulk_output_flags(&bulk, consumer, flags, initial) < 0)
+        struct gpiod_line *line = gpiod_chip_get_line(chip->chip, offsets[i]);
+        if (!line) {
             err = gs_gpiod_errno();
+            break;
+        }
+        // Line objects are shared per chip: one held by an earlier request is not ours to touch.
+        if (gpiod_line_is_requested(line)) {
+            err = EBUSY;
+            break;
+        }
+        struct gpiod_line_request_config config = {
+            .consumer = consumer,
+            .request_type = GPIOD_LINE_REQUEST_DIRECTION_OUTPUT,
+            .flags = (active_low && active_low[i]) ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0,
+        };
+        errno = 0;
+        if (gpiod_line_request(line, &config, values[i] ? 1 : 0) < 0) err = gs_gpiod_errno();
+        else r->lines[i] = line;
     }
     if (err) {
         release_lines(r);

@@ -16,16 +16,7 @@ public struct BoardDescription: Sendable, Equatable {
     public var interfaces: [String: String]
 
     public static func decode(_ bytes: [UInt8]) throws(ConfigError) -> BoardDescription {
-        let document: JSONValue
-        do {
-            document = try JSONParser.parse(bytes)
-        } catch {
-            throw ConfigError(issues: [JSONIssue(path: .root, reason: "not valid JSON: \(error)")])
-        }
-        var reader = JSONReader()
-        let board = decode(document, &reader)
-        guard reader.issues.isEmpty, let board else { throw ConfigError(issues: reader.issues) }
-        return board
+        try ConfigError.decoding(bytes, with: decode)
     }
 
     static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> BoardDescription? {

@@ -2,11 +2,9 @@
 public struct ConfigError: Error, Equatable, CustomStringConvertible, Sendable {
     public let issues: [JSONIssue]
     public var description: String { issues.map(\.description).joined(separator: "\n") }
-}
 
-extension GatewayConfig {
-    /// Parses and validates a configuration document; collects all problems before failing.
-    public static func decode(_ bytes: [UInt8]) throws(ConfigError) -> GatewayConfig {
+    /// Parses `bytes` as JSON and runs `decode` over it; any parse error or reported issue fails.
+    static func decoding<T>(_ bytes: [UInt8], with decode: (JSONValue, inout JSONReader) -> T?) throws(ConfigError) -> T {
         let document: JSONValue
         do {
             document = try JSONParser.parse(bytes)
@@ -14,9 +12,16 @@ extension GatewayConfig {
             throw ConfigError(issues: [JSONIssue(path: .root, reason: "not valid JSON: \(error)")])
         }
         var reader = JSONReader()
-        let config = decode(document, &reader)
-        guard reader.issues.isEmpty, let config else { throw ConfigError(issues: reader.issues) }
-        return config
+        let value = decode(document, &reader)
+        guard reader.issues.isEmpty, let value else { throw ConfigError(issues: reader.issues) }
+        return value
+    }
+}
+
+extension GatewayConfig {
+    /// Parses and validates a configuration document; collects all problems before failing.
+    public static func decode(_ bytes: [UInt8]) throws(ConfigError) -> GatewayConfig {
+        try ConfigError.decoding(bytes, with: decode)
     }
 
     static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> GatewayConfig? {
