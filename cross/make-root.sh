@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 require_root "$@"
 
 list=$CROSS_DIR/packages/build-root.txt
-want=$(inputs_hash "$0" "$list")
+want=$(inputs_hash "$CROSS_DIR/lib.sh" "$0" "$list")
 stamp=$CROSS_CACHE/root.stamp
 if stamp_ok "$stamp" "$want"; then log "build root up to date ($ROOT)"; exit 0; fi
 

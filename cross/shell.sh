@@ -5,4 +5,4 @@
 source "$(dirname "$0")/lib.sh"
 require_root "$@"
 [ $# -gt 0 ] || set -- /bin/bash -i
-in_project SWIFT_SDK_FLAGS="--swift-sdks-path $SDKS_DIR --swift-sdk $SDK_NAME --scratch-path $SCRATCH" "$@"
+in_project env SWIFT_SDK_FLAGS="--swift-sdks-path $SDKS_DIR --swift-sdk $SDK_NAME --scratch-path $SCRATCH" "$@"
