@@ -39,6 +39,13 @@ apt_log=$CROSS_CACHE/sysroot-apt.log
 : > "$apt_log"
 mapfile -t roots < <(sed -e 's/#.*//' -e '/^\s*$/d' "$list")
 mapfile -t lone < <(sed -e 's/#.*//' -e '/^\s*$/d' "$nodeps")
+# The target's Swift must be exactly the build root compiler's (.swiftmodule files are tied to
+# the compiler build): pin swiftlang/libswiftlang to the version installed there.
+swift_deb=$(in_root dpkg-query -W -f '${Version}' swiftlang)
+[ -n "$swift_deb" ] || die "no swiftlang in the build root"
+pin() { case $1 in swiftlang|libswiftlang) echo "$1=$swift_deb" ;; *) echo "$1" ;; esac; }
+for i in "${!roots[@]}"; do roots[i]=$(pin "${roots[i]}"); done
+for i in "${!lone[@]}"; do lone[i]=$(pin "${lone[i]}"); done
 logged "$apt_log" arm64_apt apt-get update
 # The closure as apt plans it ("Inst NAME (VERSION ... [ARCH])"), then the same set downloaded.
 arm64_apt apt-get -s install "${roots[@]}" > "$APTDIR/plan.txt" 2>>"$apt_log" ||
@@ -58,7 +65,7 @@ while read -r name ver arch; do
 done < "$APTDIR/debs.txt"
 missing=()
 for p in "${lone[@]}"; do
-    f=$(awk -v n="$p" '$1 == n { v = $2; gsub(/:/, "%3a", v); print $1 "_" v "_" $3 ".deb" }' "$APTDIR/debs.txt")
+    f=$(awk -v n="${p%%=*}" '$1 == n { v = $2; gsub(/:/, "%3a", v); print $1 "_" v "_" $3 ".deb" }' "$APTDIR/debs.txt")
     [ -s "$DEBS/$f" ] || missing+=("$p")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
