@@ -10,4 +10,12 @@ flock 9   # one assembler at a time (parallel make, several worktrees sharing a 
 t0=$SECONDS
 "$CROSS_DIR/make-root.sh"
 "$CROSS_DIR/make-sysroot.sh"
+# Every pkg-config module Package.swift names must resolve in the sysroot (checked on every run:
+# a new system library needs its -dev in cross/packages/arm64.txt).
+read -r -a pcs <<< "$(grep -o 'pkgConfig: "[^"]*"' "$PROJECT/Package.swift" | cut -d'"' -f2 | tr '\n' ' ')"
+if [ "${#pcs[@]}" -gt 0 ]; then
+    # shellcheck disable=SC2046
+    in_root $(pkg_config_env) pkg-config --exists --print-errors "${pcs[@]}" ||
+        die "pkg-config modules of Package.swift missing from the arm64 sysroot; add their -dev to cross/packages/arm64.txt"
+fi
 [ $((SECONDS - t0)) -lt 2 ] || log "toolchain assembled in $((SECONDS - t0)) s (cache: $CROSS_CACHE, $(du -sh "$CROSS_CACHE" | cut -f1))"
