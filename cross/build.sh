@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make cross: the release arm64 grandstand (static Swift stdlib, stripped at link time), then
 # its size and the shared libraries the target rootfs must provide.
+# shellcheck source=cross/lib.sh
 source "$(dirname "$0")/lib.sh"
 require_root "$@"
 "$CROSS_DIR/toolchain.sh"

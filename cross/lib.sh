@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034
 # Shared by the cross/ scripts (sourced, not run): cache paths, the Debian mirror taken from the
 # host's apt sources, stamps, and `in_root` (run a command in the trixie build root).
 set -euo pipefail

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Stage 1: the trixie amd64 build root that runs Debian's Swift 6.0.3 compiler (it needs glibc
 # 2.41, newer than the bookworm host's). Rebuilt from scratch when its stamp does not match.
+# shellcheck source=cross/lib.sh
 source "$(dirname "$0")/lib.sh"
 require_root "$@"
 

@@ -3,6 +3,7 @@
 # the Swift SDK bundle that points the build root's compiler at it. The sysroot also serves as
 # qemu-user's -L root. apt in the build root resolves the arm64 dependency closure from an empty
 # package state of its own (APT_CONFIG below); the .debs are cached and extracted with dpkg-deb.
+# shellcheck source=cross/lib.sh
 source "$(dirname "$0")/lib.sh"
 require_root "$@"
 
@@ -101,13 +102,13 @@ done
 # swiftlang:arm64 is the whole aarch64 toolchain; keep only the target side (modules, runtime,
 # swift_static, clang headers). The compiler and its macro plugins come from the build root.
 sw=$SYSROOT/usr/libexec/swift
-rm -rf "$sw/bin" "$sw/libexec" "$sw/share" "$sw/lib/swift/host" "$sw/lib/swift/embedded" \
+rm -rf "${sw:?}/bin" "$sw/libexec" "$sw/share" "$sw/lib/swift/host" "$sw/lib/swift/embedded" \
     "$sw/lib/swift/FrameworkABIBaseline" "$sw/lib/swift/migrator" "$sw/lib/swift/pm"
 find "$sw/lib" -maxdepth 1 \( -type f -o -type l \) -name '*.so*' -delete
 # The sysroot is also qemu-user's -L root, which looks up every absolute path there first: an
 # arm64 /usr/bin/sed in it would shadow the host's for a test that spawns one. Nothing in
 # bin/sbin is needed to build.
-rm -rf "$SYSROOT/usr/bin" "$SYSROOT/usr/sbin"
+rm -rf "${SYSROOT:?}/usr/bin" "${SYSROOT:?}/usr/sbin"
 # Absolute symlinks would point at the host's files (amd64) from the linker and from qemu-user.
 find "$SYSROOT" -type l -lname '/*' -print0 | while IFS= read -r -d '' l; do
     inside=${l#"$SYSROOT"}

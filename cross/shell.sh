@@ -2,6 +2,7 @@
 # An interactive shell (or a command) in the trixie build root, set up exactly as for builds:
 # project and arm64 tree at their host paths, pkg-config aimed at the sysroot. For debugging.
 #   cross/shell.sh [COMMAND...]
+# shellcheck source=cross/lib.sh
 source "$(dirname "$0")/lib.sh"
 require_root "$@"
 [ $# -gt 0 ] || set -- /bin/bash -i

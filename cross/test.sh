@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make test-arm64: cross-build the test bundle (debug) and run the whole suite under qemu-user.
 # Arguments go to the Swift Testing run (e.g. --filter CaptureTests).
+# shellcheck source=cross/lib.sh
 source "$(dirname "$0")/lib.sh"
 require_root "$@"
 "$CROSS_DIR/toolchain.sh"

@@ -2,6 +2,7 @@
 # Assembles (or confirms up to date) the arm64 cross toolchain from Debian packages:
 # stage 1 the trixie amd64 build root, stage 2 the arm64 sysroot and Swift SDK bundle.
 # Each stage has a stamp (hash of its script and package list); a matching stamp skips it.
+# shellcheck source=cross/lib.sh
 source "$(dirname "$0")/lib.sh"
 require_root "$@"
 mkdir -p "$CROSS_CACHE"
