@@ -44,4 +44,11 @@ if [ -n "$failed" ]; then
     echo "Failures:"
     printf '%s\n' "$failed" | sed 's/^/  /' | head -100
 fi
+# A crash (signal, timeout) leaves no verdict for the tests that were running: name them.
+if [ "$st" -gt 1 ]; then
+    echo "Swift Testing did not finish; tests started without a result:"
+    awk '/^◇ Test .* started\.$/ { t = $0; sub(/^◇ Test /, "", t); sub(/ started\.$/, "", t); if (t != "run") open[t] = 1 }
+         /^[✔✘] Test / { t = $0; sub(/^[✔✘] Test /, "", t); sub(/ (passed|failed).*$/, "", t); delete open[t] }
+         END { for (t in open) print "  " t }' "$plain"
+fi
 [ "$xc" -eq 0 ] && [ "$st" -eq 0 ]
