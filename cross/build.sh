@@ -6,9 +6,10 @@ source "$(dirname "$0")/lib.sh"
 require_root "$@"
 "$CROSS_DIR/toolchain.sh"
 t0=$SECONDS
+# No debug info at all (-gnone): the binary is stripped anyway, and it saves ~25% of the build.
 # shellcheck disable=SC2086
-cross_swift_build -c release --product grandstand --static-swift-stdlib -Xlinker --strip-all \
-    ${CROSS_BUILD_FLAGS:-}
+cross_swift_build -c release --product grandstand --static-swift-stdlib -Xswiftc -gnone \
+    -Xlinker --strip-all ${CROSS_BUILD_FLAGS:-}
 bin=$SCRATCH/$TRIPLE/release/grandstand
 [ -x "$bin" ] || die "no binary at $bin"
 log "built in $((SECONDS - t0)) s: $bin"
