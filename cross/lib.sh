@@ -43,7 +43,8 @@ trixie_sources() {
         echo "${GRANDSTAND_DEBIAN_MIRROR%/}/ $SUITE-updates"
         return
     fi
-    apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' |
+    # --no-release-info: works before any apt-get update (no lists needed).
+    apt-get indextargets --no-release-info --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' |
         awk -v host="$host_codename" -v suite="$SUITE" '
             $2 == host || index($2, host "-") == 1 { sub("^" host, suite, $2); print $1, $2 }' |
         sort -u
