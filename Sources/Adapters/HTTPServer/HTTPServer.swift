@@ -45,10 +45,11 @@ public final class HTTPServer: @unchecked Sendable {
         let context = Unmanaged.passRetained(ServerContext(handler: handler, maxBodyBytes: configuration.maxBodyBytes))
         let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue)
+        var boundPort: UInt16 = 0
         let started = withUnsafePointer(to: &address.storage) { storage in
             storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddr in
                 gs_mhd_start(flags, sockaddr, &limits, accessHandler, context.toOpaque(),
-                             requestCompleted, context.toOpaque())
+                             requestCompleted, context.toOpaque(), &boundPort)
             }
         }
         guard let started else {
@@ -58,7 +59,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         self.daemon = started
         self.context = context
-        self.port = gs_mhd_bound_port(started)
+        self.port = boundPort
     }
 
     /// Closes the listening socket and every connection, waiting for the polling thread.

@@ -16,14 +16,15 @@ struct gs_mhd_limits {
     unsigned int thread_pool_size;      ///< MHD_OPTION_THREAD_POOL_SIZE
 };
 
-/// Starts a daemon bound to `address` (IPv4 or IPv6, port inside). NULL with errno on failure.
+/// Binds and listens on `address` (IPv4 or IPv6, port inside; port 0 picks one), then starts a
+/// daemon on that socket. We bind ourselves so a failure reports bind's own errno: libmicrohttpd
+/// 1.0.1 closes its socket twice after a failed bind and the errno it leaves is EBADF.
+/// Returns NULL with errno set on failure; `*bound_port` receives the port actually bound.
 struct MHD_Daemon *gs_mhd_start(unsigned int flags, const struct sockaddr *address,
                                 const struct gs_mhd_limits *limits,
                                 MHD_AccessHandlerCallback handler, void *handler_cls,
-                                MHD_RequestCompletedCallback completed, void *completed_cls);
-
-/// The port the daemon actually bound (useful with port 0), or 0 if unknown.
-uint16_t gs_mhd_bound_port(struct MHD_Daemon *daemon);
+                                MHD_RequestCompletedCallback completed, void *completed_cls,
+                                uint16_t *bound_port);
 
 /// The peer address of a connection, or NULL.
 const struct sockaddr *gs_mhd_client_address(struct MHD_Connection *connection);
