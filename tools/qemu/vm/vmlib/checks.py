@@ -70,30 +70,32 @@ class Context:
         return self.vm.run(f"journalctl -b -u {SERVICE} --no-pager -o short-monotonic | tail -n {lines}").output
 
     def led_lines(self):
-        """{offset: (consumer, 'out hi'|'out lo'|…)} for requested lines of the service LED's chip,
-        from /sys/kernel/debug/gpio (which lists only requested lines with direction and level)."""
-        chip = self.board["leds"]["service"]["chip"]
+        """{(chip, offset): (consumer, 'out hi'|'out lo'|'in …')} for every requested GPIO line,
+        from /sys/kernel/debug/gpio (it lists only requested lines, with direction and level)."""
         text = self.run("cat /sys/kernel/debug/gpio").output
-        lines, current = {}, None
+        lines, chip, first = {}, None, 0
         for row in text.splitlines():
             header = re.match(r"^(gpiochip\d+): GPIOs (\d+)-", row)
             if header:
-                current = int(header.group(2)) if header.group(1) == chip else None
+                chip, first = header.group(1), int(header.group(2))
                 continue
             m = re.match(r"^\s*gpio-(\d+)\s+\(([^|]*)\|([^)]*)\)\s+(in|out)\s+(hi|lo)", row)
-            if m and current is not None:
-                lines[int(m.group(1)) - current] = (m.group(3).strip(), f"{m.group(4)} {m.group(5)}")
+            if m and chip is not None:
+                lines[(chip, int(m.group(1)) - first)] = (m.group(3).strip(), f"{m.group(4)} {m.group(5)}")
         return lines
+
+    def led_key(self, led):
+        spec = self.board["leds"][led]
+        return (spec["chip"], spec["line"])
 
     def gpio_high_as_is(self, led):
         """Whether the LED's line is physically high, read through the character device
-        (libgpiod 2.x gpioget) without turning it into an input."""
-        spec = self.board["leds"][led]
-        output = self.run(f"gpioget --as-is --numeric -c {spec['chip']} {spec['line']}").output.strip()
+        (libgpiod 2.x gpioget, no active-low flag) without turning it into an input."""
+        chip, line = self.led_key(led)
+        output = self.run(f"gpioget --as-is --numeric -c {chip} {line}").output.strip()
         if output not in ("0", "1"):
             raise CheckFailed(f"gpioget printed {output!r}, expected 0 or 1")
-        # --numeric prints the logical value; undo active-low to get the level.
-        return (output == "1") != spec["activeLow"]
+        return output == "1"
 
 
 def expect(condition, message):
@@ -172,17 +174,19 @@ def led_service_on(ctx):
     """The daemon holds the board's LED lines as outputs: service lit, fault dark."""
     lines = ctx.led_lines()
     leds = ctx.board["leds"]
-    for name, spec in leds.items():
-        expect(spec["line"] in lines, f"{name} LED line {spec['line']} is not requested: {lines}\n{ctx.unit_log()}")
-        consumer, state = lines[spec["line"]]
-        expect(consumer == "grandstand", f"{name} LED line consumer {consumer!r}, expected 'grandstand'")
-        expect(state.startswith("out"), f"{name} LED line is {state}, expected an output")
+    for name in leds:
+        key = ctx.led_key(name)
+        expect(key in lines, f"{name} LED {key} is not requested: {lines}\n{ctx.unit_log()}")
+        consumer, state = lines[key]
+        expect(consumer == "grandstand", f"{name} LED {key} consumer {consumer!r}, expected 'grandstand'")
+        expect(state.startswith("out"), f"{name} LED {key} is {state}, expected an output")
 
-    def level(name, on):  # physical level of a lit/dark LED
+    def level(name, on):  # the debugfs state of a lit/dark LED
         return "out hi" if on != leds[name]["activeLow"] else "out lo"
-    expect(lines[leds["service"]["line"]][1] == level("service", True), f"service LED not lit: {lines}")
-    expect(lines[leds["fault"]["line"]][1] == level("fault", False), f"fault LED lit on a healthy start: {lines}")
-    info = ctx.run(f"gpioinfo -c {leds['service']['chip']} {leds['service']['line']}").output
+    expect(lines[ctx.led_key("service")][1] == level("service", True), f"service LED not lit: {lines}")
+    expect(lines[ctx.led_key("fault")][1] == level("fault", False), f"fault LED lit on a healthy start: {lines}")
+    chip, line = ctx.led_key("service")
+    info = ctx.run(f"gpioinfo -c {chip} {line}").output
     expect(re.search(r'\boutput\b.*\bconsumer="?grandstand"?', info), f"gpioinfo disagrees: {info}")
 
 
@@ -246,5 +250,6 @@ def stop(ctx):
            f"stopping entry has GRANDSTAND_EVENT={entries[-1].get('GRANDSTAND_EVENT')!r}")
     held = ctx.led_lines()
     expect(not any(consumer == "grandstand" for consumer, _ in held.values()), f"LED lines still held: {held}")
+    # Released lines keep their last level: the daemon must have darkened the LED itself.
     high = ctx.gpio_high_as_is("service")
     expect(high == ctx.board["leds"]["service"]["activeLow"], "service LED still lit after stop")
