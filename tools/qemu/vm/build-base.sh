@@ -181,10 +181,12 @@ main() {
     MIRROR=$(host_mirror)
     log "building VM base $KEY from $MIRROR $SUITE (arm64)"
     fetch_kernel
+    trap binfmt_cleanup EXIT
     # GRANDSTAND_VM_NO_BINFMT=1 takes the second path even where binfmt_misc works (to test it).
     if [ -z "${GRANDSTAND_VM_NO_BINFMT:-}" ] && binfmt_setup && binfmt_works_in_chroot "$BUSYBOX"; then
         MODE=binfmt
         rootfs_binfmt
+        binfmt_cleanup
     else
         MODE=vm
         rootfs_foreign
@@ -203,4 +205,4 @@ main() {
     echo "$BASE"
 }
 
-main "$@"
+main "$@"; exit $?   # one line: bash has read it all before running main

@@ -56,6 +56,8 @@ apt_setup() {
 
 # Mounts binfmt_misc if needed and registers qemu-aarch64 with the F (fix binary) flag, so
 # arm64 programs run transparently, even inside a chroot. Returns non-zero when impossible.
+# Sets BINFMT_REGISTERED to the entry it added, for binfmt_cleanup.
+BINFMT_REGISTERED=
 binfmt_setup() {
     local d=/proc/sys/fs/binfmt_misc conf=/usr/lib/binfmt.d/qemu-aarch64.conf
     if [ ! -e "$d/status" ]; then
@@ -68,15 +70,26 @@ binfmt_setup() {
         interp=$(sed -E 's/.*:([^:]+):[A-Z]*$/\1/' "$conf" 2>/dev/null)
         if [[ $flags == *F* && -x $interp ]]; then
             cat "$conf" > "$d/register" || return 1
+            BINFMT_REGISTERED=$d/$(cut -d: -f2 "$conf")
         elif [ -x /usr/bin/qemu-aarch64-static ]; then
             printf '%s' ':qemu-aarch64:M::\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00:\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:/usr/bin/qemu-aarch64-static:F' \
                 > "$d/register" || return 1
+            BINFMT_REGISTERED=$d/qemu-aarch64
         else
             log "binfmt_misc: no qemu-aarch64-static"; return 1
         fi
         log "binfmt_misc: registered qemu-aarch64"
     fi
     return 0
+}
+
+# Removes the entry binfmt_setup added: the host is left as it was found (other stages, e.g.
+# the qemu-user tests, assume no transparent arm64 execution).
+binfmt_cleanup() {
+    if [ -n "$BINFMT_REGISTERED" ] && [ -e "$BINFMT_REGISTERED" ]; then
+        echo -1 > "$BINFMT_REGISTERED" && log "binfmt_misc: removed $(basename "$BINFMT_REGISTERED") again"
+    fi
+    BINFMT_REGISTERED=
 }
 
 # True when the static arm64 busybox $1 runs inside a chroot holding nothing but itself.
