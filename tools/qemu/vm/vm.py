@@ -90,13 +90,14 @@ def save_logs(vm, log_dir, with_journal):
 
 def command_test(args, cache):
     started = time.monotonic()
-    selected = [(n, f) for n, f in checks.CHECKS if not args.only or n in args.only]
+    # "boot" always runs: the others assume a booted system.
+    selected = [(n, f) for n, f in checks.CHECKS if not args.only or n in args.only or n == "boot"]
     unknown = set(args.only or []) - {n for n, _ in checks.CHECKS}
     if unknown:
         sys.exit(f"vm.py: unknown checks {sorted(unknown)}; see `vm.py list`")
     base, disk, run_dir, log_dir, timings = prepare(args, cache)
     board = json.loads(Path(args.board).read_text())
-    failures, agent_up = [], False
+    failures, agent_up, interrupted = [], False, False
     vm = Machine(base, disk, run_dir, cpu=args.cpu, smp=args.smp, memory_mib=args.memory)
     try:
         boot_started = time.monotonic()
@@ -126,9 +127,16 @@ def command_test(args, cache):
     except MachineError as error:
         failures.append("machine")
         say(f"FAIL machine: {error}")
+    except (KeyboardInterrupt, SystemExit):
+        interrupted = True
+        say("interrupted: stopping QEMU")
+        vm.close()
+        raise
     finally:
-        save_logs(vm, log_dir, with_journal=agent_up and vm.process.poll() is None)
-        vm.poweroff(timeout=30)
+        alive = vm.process is not None and vm.process.poll() is None
+        save_logs(vm, log_dir, with_journal=agent_up and alive and not interrupted)
+        if alive:
+            vm.poweroff(timeout=30)
         vm.close()
         if not args.keep:
             shutil.rmtree(run_dir, ignore_errors=True)
