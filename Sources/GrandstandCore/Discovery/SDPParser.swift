@@ -19,11 +19,13 @@ public enum SDPParser {
                                                                    networkType: "", addressType: "", address: ""),
                                          name: "")
         var number = 0
+        var lastLine = 1   // the last non-blank line, where a missing o=/s= is reported
         // "\r\n" is one Character in Swift, so split on both forms.
         for raw in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             number += 1
             let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
             if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
+            lastLine = number
             func fail(_ reason: String) -> Failure { Failure(line: number, reason: reason) }
             guard let type = line.first, type.isASCII, type.isLetter, line.dropFirst().first == "=" else {
                 throw fail("expected <type>=<value>")
@@ -85,9 +87,9 @@ public enum SDPParser {
                 continue   // e=, p=, r=, z=, k= and unknown types: not used
             }
         }
-        guard version != nil else { throw Failure(line: max(number, 1), reason: "empty description (no v= line)") }
-        guard let origin else { throw Failure(line: number, reason: "missing o= line") }
-        guard let name else { throw Failure(line: number, reason: "missing s= line") }
+        guard version != nil else { throw Failure(line: lastLine, reason: "empty description (no v= line)") }
+        guard let origin else { throw Failure(line: lastLine, reason: "missing o= line") }
+        guard let name else { throw Failure(line: lastLine, reason: "missing s= line") }
         session.origin = origin
         session.name = name
         return session
