@@ -7,14 +7,24 @@ enum FrameBuilder {
     static func be16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
 
     static func udp(sourcePort: Int, destinationPort: Int, payload: [UInt8]) -> [UInt8] {
-        be16(sourcePort) + be16(destinationPort) + be16(8 + payload.count) + [0, 0] + payload
+        var bytes = be16(sourcePort)
+        bytes += be16(destinationPort)
+        bytes += be16(8 + payload.count)
+        bytes += [0, 0]
+        return bytes + payload
     }
 
     static func ipv4(source: String, destination: String, proto: UInt8 = 17, ttl: UInt8 = 16, fragment: Int = 0x4000,
                      options: [UInt8] = [], segment: [UInt8]) -> [UInt8] {
         let headerLength = 20 + options.count
-        var header: [UInt8] = [0x40 | UInt8(headerLength / 4), 0] + be16(headerLength + segment.count) + [0, 1]
-            + be16(fragment) + [ttl, proto, 0, 0] + v4(source) + v4(destination) + options
+        var header: [UInt8] = [0x40 | UInt8(headerLength / 4), 0]
+        header += be16(headerLength + segment.count)
+        header += [0, 1]
+        header += be16(fragment)
+        header += [ttl, proto, 0, 0]
+        header += v4(source)
+        header += v4(destination)
+        header += options
         let sum = ~FrameDecoder.internetChecksum(header[...])
         header[10] = UInt8(sum >> 8)
         header[11] = UInt8(sum & 0xFF)
@@ -23,7 +33,12 @@ enum FrameBuilder {
 
     static func ipv6(source: [UInt8], destination: [UInt8], next: UInt8 = 17, hopLimit: UInt8 = 8,
                      payload: [UInt8]) -> [UInt8] {
-        [0x60, 0, 0, 0] + be16(payload.count) + [next, hopLimit] + source + destination + payload
+        var packet: [UInt8] = [0x60, 0, 0, 0]
+        packet += be16(payload.count)
+        packet += [next, hopLimit]
+        packet += source
+        packet += destination
+        return packet + payload
     }
 
     static func ethernet(_ packet: [UInt8], etherType: Int = 0x0800, vlans: [Int] = []) -> [UInt8] {

@@ -26,13 +26,18 @@ struct PacketsRTPTests {
         #expect(Array(p.payload) == [9, 9, 9] && p.paddingLength == 3)
     }
 
-    @Test(arguments: [
-        ([0x40] + Array(header().dropFirst()), DropReason.rtpBadVersion),
-        (header(padding: true) + [1, 2, 0], .rtpBadPadding),
-        (header(padding: true) + [1, 2, 4], .rtpBadPadding),
-        (header(csrcs: [1]).dropLast(1).map { $0 }, .rtpTruncated),
-        (Array(header().prefix(11)), .rtpTruncated),
-    ])
+    static func rejectCases() -> [([UInt8], DropReason)] {
+        var version1 = header()
+        version1[0] = 0x40
+        let zeroPadding: [UInt8] = header(padding: true) + [1, 2, 0]
+        let overlongPadding: [UInt8] = header(padding: true) + [1, 2, 4]
+        let shortCSRC: [UInt8] = Array(header(csrcs: [1]).dropLast(1))
+        let shortHeader: [UInt8] = Array(header().prefix(11))
+        return [(version1, .rtpBadVersion), (zeroPadding, .rtpBadPadding), (overlongPadding, .rtpBadPadding),
+                (shortCSRC, .rtpTruncated), (shortHeader, .rtpTruncated)]
+    }
+
+    @Test(arguments: rejectCases())
     func rejects(bytes: [UInt8], reason: DropReason) {
         #expect(RTPPacket.parse(bytes) == .failure(reason))
     }
