@@ -34,8 +34,8 @@ struct DiscoveryInflateTests {
         #expect(thrownError(Inflate.Failure.self) { try Inflate.zlib([0x78, 0x9C, 0x07, 0, 0][...]) } == .invalidBlockType)
         // A stored block whose NLEN is not the complement of LEN.
         #expect(thrownError(Inflate.Failure.self) { try Inflate.raw([0x01, 0x02, 0x00, 0x00, 0x00, 0x41, 0x42][...]) } == .storedLengthMismatch)
-        // A fixed-Huffman back-reference before any output (distance too far).
-        #expect(thrownError(Inflate.Failure.self) { try Inflate.raw([0x03, 0x02][...]) } != nil)
+        // Fixed Huffman: BFINAL, BTYPE=01, length symbol 257 (0000001), distance code 0 → distance 1 with no output yet.
+        #expect(thrownError(Inflate.Failure.self) { try Inflate.raw([0x03, 0x02][...]) } == .distanceTooFar)
     }
 
     /// Flipping any single byte of a compressed stream fails cleanly or yields other bytes

@@ -33,7 +33,11 @@ struct DiscoverySAPTests {
     @Test func deletion() throws {
         let m = try message("sap-deletion.bin")
         #expect(m.kind == .deletion && m.messageIDHash == 0x4242)
-        #expect(String(decoding: m.payload, as: UTF8.self).hasPrefix("o=grandstand 4242 7 "))
+        let origin = try #require(SDPParser.origin(in: String(decoding: m.payload, as: UTF8.self)))
+        #expect(origin.username == "grandstand" && origin.sessionID == "4242" && origin.sessionVersion == "7")
+        let vlc = try CoreFixtures.text("discovery/vlc-mpegts.sdp")
+        #expect(SDPParser.origin(in: vlc)?.address == "streamer-1")
+        #expect(SDPParser.origin(in: "o=- x 1 IN IP4 a\r\n") == nil)
     }
 
     @Test func zlibCompressedPayloadIsInflated() throws {

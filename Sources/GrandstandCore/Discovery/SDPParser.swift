@@ -95,6 +95,19 @@ public enum SDPParser {
         return session
     }
 
+    /// The `o=` line of a text that may be a whole description or just that line, as SAP
+    /// deletion packets carry (RFC 2974 §3); nil when there is none or it is malformed.
+    public static func origin(in text: String) -> SessionDescription.Origin? {
+        for raw in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
+            guard line.hasPrefix("o=") else { continue }
+            let f = fields(line.dropFirst(2))
+            guard f.count == 6, isNumeric(f[1]), isNumeric(f[2]) else { return nil }
+            return .init(username: f[0], sessionID: f[1], sessionVersion: f[2], networkType: f[3], addressType: f[4], address: f[5])
+        }
+        return nil
+    }
+
     static func fields(_ value: Substring) -> [String] {
         value.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
     }
