@@ -1,14 +1,9 @@
 import Foundation
+import TestSupport
 
-/// Fixture files for the core's packet and discovery tests, found from this file's path (the
-/// core test target does not link TestSupport). Regenerate with tools/fixtures/make-discovery-fixtures.py.
+/// Fixture files for the core's packet and discovery tests (tools/fixtures/make-discovery-fixtures.py).
 enum CoreFixtures {
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
-
-    static func bytes(_ relative: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: directory.appendingPathComponent(relative)))
-    }
+    static func bytes(_ relative: String) throws -> [UInt8] { try Fixtures.bytes(relative) }
 
     static func text(_ relative: String) throws -> String {
         String(decoding: try bytes(relative), as: UTF8.self)

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import GrandstandCore
 
 /// The pure-Swift inflater against python3's zlib output (tools/fixtures/make-discovery-fixtures.py):
@@ -53,18 +54,5 @@ struct DiscoveryInflateTests {
     @Test func adler32KnownValue() {
         // RFC 1950 example value for "Wikipedia" (well-known: 0x11E60398).
         #expect(Inflate.adler32(Array("Wikipedia".utf8)) == 0x11E6_0398)
-    }
-}
-
-/// Same contract as TestSupport's helper (the core test target does not link TestSupport):
-/// Swift Testing 6.0's `#expect(throws:)` does not return the error.
-func thrownError<E: Error, R>(_ type: E.Type, _ body: () throws -> R) -> E? {
-    do {
-        _ = try body()
-        return nil
-    } catch let error as E {
-        return error
-    } catch {
-        return nil
     }
 }
