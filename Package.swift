@@ -63,7 +63,7 @@ let package = Package(
 
         // MARK: Tests: one target per module; fixtures live beside them under Tests/Fixtures.
         .target(name: "TestSupport", path: "Tests/Support"),
-        .testTarget(name: "GrandstandCoreTests", dependencies: ["GrandstandCore"]),
+        .testTarget(name: "GrandstandCoreTests", dependencies: ["GrandstandCore", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "MediaCodecTests", dependencies: ["MediaCodec", "TestSupport"]),

@@ -1,0 +1,57 @@
+/// What a channel carries, decided from its SDP media (docs/protocol.md).
+public enum ChannelKind: Sendable, Equatable, CustomStringConvertible {
+    /// `m=video <port> RTP/AVP 33`, or a dynamic type whose rtpmap is `MP2T/90000` (RFC 3551 §6).
+    case video
+    /// `m=application … ` with `a=x-grandstand-kind:data`: each datagram is one message.
+    case data
+    /// `m=application … ` with `a=x-grandstand-kind:file`: FLUTE (RFC 6726).
+    case file
+    /// Announced, understood as SDP, but not something Grandstand carries.
+    case unsupported(reason: String)
+
+    public static let attributeName = "x-grandstand-kind"
+
+    public var isSupported: Bool { if case .unsupported = self { return false } else { return true } }
+
+    /// The JSON `kind` value.
+    public var name: String {
+        switch self {
+        case .video: return "video"
+        case .data: return "data"
+        case .file: return "file"
+        case .unsupported: return "unsupported"
+        }
+    }
+
+    public var description: String {
+        if case .unsupported(let reason) = self { return "unsupported (\(reason))" }
+        return name
+    }
+
+    /// Classifies one m= section; `sessionKind` is a session-level `a=x-grandstand-kind`.
+    static func classify(_ media: SessionDescription.Media, sessionKind: String?) -> ChannelKind {
+        let declared = media.attribute(attributeName) ?? sessionKind
+        let isRTP = media.proto.uppercased().hasPrefix("RTP/")
+        let format = media.formats.first ?? ""
+        let encoding = media.rtpmap(format)?.encoding.uppercased()
+        switch media.media.lowercased() {
+        case "video":
+            if isRTP && (format == "33" || encoding == "MP2T") && media.formats.count == 1 { return .video }
+            if encoding == "H264" { return .unsupported(reason: "H.264 RTP (RFC 6184) is not MPEG-TS") }
+            if encoding == "H265" { return .unsupported(reason: "H.265 RTP (RFC 7798) is not MPEG-TS") }
+            if !isRTP && format.lowercased() == "mpeg" {
+                return .unsupported(reason: "MPEG-TS over plain UDP (\(media.proto)) is not RTP; send it as RTP/AVP 33")
+            }
+            return .unsupported(reason: "video \(media.proto) \(encoding ?? format) is not MPEG-TS over RTP (RTP/AVP 33)")
+        case "application":
+            switch declared?.lowercased() {
+            case "data": return .data
+            case "file": return .file
+            case nil: return .unsupported(reason: "m=application without a=\(attributeName):data|file")
+            case let other?: return .unsupported(reason: "unknown \(attributeName) \"\(other)\"")
+            }
+        default:
+            return .unsupported(reason: "\(media.media) \(media.proto) \(encoding ?? format) is not carried (video must be MPEG-TS over RTP)")
+        }
+    }
+}
