@@ -9,6 +9,7 @@
 # the second stage on the tree shared over 9p (slower, no host support needed).
 # Everything is in functions and main runs last, so editing this file during a build is safe.
 set -euo pipefail
+# shellcheck source=tools/qemu/vm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # Modules the initramfs loads before systemd takes over: the root disk and the 9p share.
@@ -52,9 +53,11 @@ fetch_kernel() {
 rootfs_binfmt() {
     local o dpkgopts=(--dpkgopt=force-unsafe-io) divert restore
     for o in "${DPKG_EXCLUDES[@]}"; do dpkgopts+=("--dpkgopt=$o"); done
+    # shellcheck disable=SC2016 # $1 and $f expand in mmdebstrap's hook shell
     divert='for f in '"$SLOW_HELPERS"'; do
         chroot "$1" dpkg-divert --quiet --local --rename --add "$f"
         printf "#!/bin/sh\nexit 0\n" > "$1$f"; chmod 755 "$1$f"; done'
+    # shellcheck disable=SC2016
     restore='for f in '"$SLOW_HELPERS"'; do
         rm -f "$1$f"; chroot "$1" dpkg-divert --quiet --local --rename --remove "$f"; done'
     log "arm64 runs through binfmt_misc: configuring packages in a chroot (mmdebstrap)"
@@ -163,6 +166,7 @@ finish() {
 main() {
     [ "$(id -u)" -eq 0 ] || die "building the VM image needs root (chroot, device nodes, binfmt_misc)"
     PACKAGES=$(sed -e 's/#.*//' "$VM_DIR/packages.list" | xargs)
+    # shellcheck disable=SC2086,SC2116 # word splitting joins the lists with single spaces
     PACKAGES=$(echo $PACKAGES ${GRANDSTAND_VM_EXTRA_PACKAGES:-})
     KEY=$({ cat "$VM_DIR/build-base.sh" "$VM_DIR/lib.sh" "$VM_DIR/initramfs/init"
             echo "$SUITE $PACKAGES"; } | sha256sum | cut -c1-16)

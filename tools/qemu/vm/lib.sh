@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # sourced: the variables are used by the scripts
 # Shared helpers for the VM image scripts (sourced, not run). Bash.
 # The Debian mirror comes from the host's apt sources at run time; nothing here names a host.
 
