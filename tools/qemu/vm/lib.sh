@@ -57,40 +57,60 @@ apt_setup() {
 
 # Mounts binfmt_misc if needed and registers qemu-aarch64 with the F (fix binary) flag, so
 # arm64 programs run transparently, even inside a chroot. Returns non-zero when impossible.
-# Sets BINFMT_REGISTERED to the entry it added, for binfmt_cleanup.
-BINFMT_REGISTERED=
+# Builds running at the same time (other caches, other checkouts) share the entry: each holds
+# BINFMT_LOCK shared while it uses it, and the last one out removes an entry a build added
+# (BINFMT_MARK), so the host is left as it was found (the qemu-user tests assume no
+# transparent arm64 execution). An entry registered by anyone else is never touched.
+BINFMT_DIR=/proc/sys/fs/binfmt_misc
+BINFMT_LOCK=/run/grandstand-vm-binfmt.lock
+BINFMT_MARK=/run/grandstand-vm-binfmt.registered
+BINFMT_HELD=
 binfmt_setup() {
-    local d=/proc/sys/fs/binfmt_misc conf=/usr/lib/binfmt.d/qemu-aarch64.conf
+    local d=$BINFMT_DIR conf=/usr/lib/binfmt.d/qemu-aarch64.conf flags interp
     if [ ! -e "$d/status" ]; then
         mount -t binfmt_misc binfmt_misc "$d" 2>/dev/null || { log "binfmt_misc: cannot mount"; return 1; }
     fi
     grep -qx enabled "$d/status" || { log "binfmt_misc: disabled on this host"; return 1; }
+    exec 8>"$BINFMT_LOCK"
+    flock -s 8
+    BINFMT_HELD=1
+    if grep -qs '^magic 7f454c460201010000000000000000000200b700' "$d"/*; then
+        return 0
+    fi
+    # Registering is exclusive, so two builds cannot both add the entry.
+    flock -x 8
     if ! grep -qs '^magic 7f454c460201010000000000000000000200b700' "$d"/*; then
-        local flags interp
         flags=$(sed -E 's/.*:([A-Z]*)$/\1/' "$conf" 2>/dev/null)
         interp=$(sed -E 's/.*:([^:]+):[A-Z]*$/\1/' "$conf" 2>/dev/null)
         if [[ $flags == *F* && -x $interp ]]; then
-            cat "$conf" > "$d/register" || return 1
-            BINFMT_REGISTERED=$d/$(cut -d: -f2 "$conf")
+            cat "$conf" > "$d/register" || { flock -s 8; return 1; }
+            echo "$d/$(cut -d: -f2 "$conf")" > "$BINFMT_MARK"
         elif [ -x /usr/bin/qemu-aarch64-static ]; then
             printf '%s' ':qemu-aarch64:M::\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00:\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:/usr/bin/qemu-aarch64-static:F' \
-                > "$d/register" || return 1
-            BINFMT_REGISTERED=$d/qemu-aarch64
+                > "$d/register" || { flock -s 8; return 1; }
+            echo "$d/qemu-aarch64" > "$BINFMT_MARK"
         else
-            log "binfmt_misc: no qemu-aarch64-static"; return 1
+            log "binfmt_misc: no qemu-aarch64-static"; flock -s 8; return 1
         fi
         log "binfmt_misc: registered qemu-aarch64"
     fi
+    flock -s 8
     return 0
 }
 
-# Removes the entry binfmt_setup added: the host is left as it was found (other stages, e.g.
-# the qemu-user tests, assume no transparent arm64 execution).
+# Drops this build's use of the entry; the last user removes an entry a build registered.
 binfmt_cleanup() {
-    if [ -n "$BINFMT_REGISTERED" ] && [ -e "$BINFMT_REGISTERED" ]; then
-        echo -1 > "$BINFMT_REGISTERED" && log "binfmt_misc: removed $(basename "$BINFMT_REGISTERED") again"
+    local entry
+    [ -n "$BINFMT_HELD" ] || return 0
+    BINFMT_HELD=
+    if flock -x -n 8; then
+        entry=$(cat "$BINFMT_MARK" 2>/dev/null || true)
+        if [ -n "$entry" ] && [ -e "$entry" ]; then
+            echo -1 > "$entry" && log "binfmt_misc: removed $(basename "$entry") again"
+        fi
+        rm -f "$BINFMT_MARK"
     fi
-    BINFMT_REGISTERED=
+    exec 8>&-
 }
 
 # True when the static arm64 busybox $1 runs inside a chroot holding nothing but itself.
