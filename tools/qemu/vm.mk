@@ -16,10 +16,16 @@ DEPS += qemu-system-arm qemu-user-static mmdebstrap arch-test debootstrap e2fspr
         python3 curl systemd
 CHECK += test-vm
 
+# The kernel-facility tests (live capture, GPIO, nl80211) run in the guest from the cross-built
+# test bundle that `make test-arm64` builds (it runs before test-vm in `make check`).
+VM_TEST_BUNDLE = $(ARM64_SCRATCH)/aarch64-unknown-linux-gnu/debug/GrandstandPackageTests.xctest
+VM_SUITE_ARGS = $(if $(wildcard $(VM_TEST_BUNDLE)),--test-bundle "$(VM_TEST_BUNDLE)" \
+                --swift-runtime "$(ARM64_SYSROOT)/usr/libexec/swift/lib/swift/linux")
+
 .PHONY: test-vm vm-shell vm-base
 test-vm: deps $(VM_BIN_PREREQ)
 	@test -n "$(VM_BIN)" || { echo "test-vm: no arm64 binary (make cross, or GRANDSTAND_ARM64_BIN=FILE)" >&2; exit 1; }
-	tools/qemu/vm/vm.py test --binary "$(VM_BIN)" $(VM_ARGS)
+	tools/qemu/vm/vm.py test --binary "$(VM_BIN)" $(VM_SUITE_ARGS) $(VM_ARGS)
 
 vm-shell: deps $(VM_BIN_PREREQ)
 	tools/qemu/vm/vm.py shell $(if $(VM_BIN),--binary "$(VM_BIN)") $(VM_ARGS)

@@ -70,7 +70,8 @@ def prepare(args, cache):
     say(f"base {base.name} ready ({timings['base']:.0f} s): {(base / 'info.txt').read_text().strip()}")
     run_dir, log_dir = new_dirs(cache)
     started = time.monotonic()
-    disk = image.compose(base, args.binary, args.board, run_dir)
+    suite = (args.test_bundle, args.swift_runtime) if args.test_bundle else None
+    disk = image.compose(base, args.binary, args.board, run_dir, suite)
     timings["image"] = time.monotonic() - started
     say(f"image with {args.binary} and {args.board} ready ({timings['image']:.0f} s)")
     return base, disk, run_dir, log_dir, timings
@@ -124,6 +125,8 @@ def command_test(args, cache):
             if name == "boot":
                 timings["running"] = time.monotonic() - boot_started
                 say(f"  {ctx.facts.get('startup', '')}")
+            if name == "kernel-suite" and "kernel-suite" in ctx.facts:
+                say(f"  {ctx.facts['kernel-suite']} Swift tests of live capture, GPIO and nl80211 passed in the guest")
     except MachineError as error:
         failures.append("machine")
         say(f"FAIL machine: {error}")
@@ -175,6 +178,9 @@ def main():
     parser.add_argument("command", choices=["test", "shell", "base", "list"])
     parser.add_argument("--binary", type=Path, help="the aarch64 grandstand to install")
     parser.add_argument("--board", type=Path, default=DEFAULT_BOARD, help="board.json to install")
+    parser.add_argument("--test-bundle", type=Path,
+                        help="cross-built PackageTests.xctest to run the kernel-facility tests in the guest")
+    parser.add_argument("--swift-runtime", type=Path, help="the arm64 Swift runtime libraries the bundle links")
     parser.add_argument("--only", type=lambda s: s.split(","), help="comma-separated checks to run")
     parser.add_argument("--keep", action="store_true", help="keep the run's disk image")
     parser.add_argument("--cpu", default=os.environ.get("GRANDSTAND_VM_CPU", "cortex-a57"))
@@ -194,6 +200,8 @@ def main():
         return 0
     if args.command == "test" and not args.binary:
         parser.error("test needs --binary (the aarch64 grandstand, e.g. from `make cross`)")
+    if args.test_bundle and not (args.swift_runtime and (args.swift_runtime / "libswiftCore.so").is_file()):
+        parser.error("--test-bundle needs --swift-runtime DIR (the sysroot's usr/libexec/swift/lib/swift/linux)")
     if args.binary and not args.binary.is_file():
         parser.error(f"{args.binary} does not exist (build it with `make cross`)")
     try:

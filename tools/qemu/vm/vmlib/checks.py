@@ -234,6 +234,32 @@ def reload(ctx):
            f"after reload: {props} (was MainPID={ctx.fact('pid')}):\n{ctx.unit_log()}")
 
 
+# Lines the daemon holds (0-2 on qemu-virt) double as the "busy line" for the EBUSY test; the
+# free lines 4-6 carry the request/set/get round trips. Line 3 is the power key: never touched.
+KERNEL_SUITE = ("LiveCaptureTests|GPIO|WiFi", {
+    "GPIO_TEST_CHIP": "/dev/gpiochip0", "GPIO_TEST_LINES": "4,5,6", "GPIO_TEST_BUSY_LINE": "0"})
+
+
+@check("kernel-suite")
+def kernel_suite(ctx):
+    """The Swift tests of kernel facilities qemu-user lacks (live pcap capture, GPIO lines,
+    nl80211), run in the guest from the cross-built test bundle: here they must really pass."""
+    if not ctx.vm.run("test -x /opt/grandstand-tests/GrandstandPackageTests.xctest").ok:
+        raise CheckFailed("no test bundle in the image (vm.py test --test-bundle …; `make test-vm` passes it)")
+    pattern, env = KERNEL_SUITE
+    variables = " ".join(f"{k}={v}" for k, v in env.items())
+    result = ctx.run(f"cd /opt/grandstand-tests && {variables} LD_LIBRARY_PATH=/opt/grandstand-tests/lib "
+                     f"./GrandstandPackageTests.xctest --testing-library swift-testing --filter '{pattern}' 2>&1 "
+                     "| sed 's/\x1b\[[0-9;]*m//g'", timeout=600, expect_ok=False)
+    summary = [line for line in result.output.splitlines() if "Test run with" in line]
+    passed = re.search(r"Test run with (\d+) tests? passed", summary[-1]) if summary else None
+    if not passed or int(passed.group(1)) < 10 or "capturesADatagramSentOverLoopback() passed" not in result.output:
+        failures = [line for line in result.output.splitlines() if "✘" in line or "failed" in line]
+        raise CheckFailed("kernel-facility tests did not all pass in the guest:\n"
+                          + "\n".join(failures[-40:] or result.output.splitlines()[-40:]))
+    ctx.facts["kernel-suite"] = int(passed.group(1))
+
+
 @check("stop")
 def stop(ctx):
     """`systemctl stop` ends the daemon cleanly: exit 0, stopping entry journaled, LEDs dark and

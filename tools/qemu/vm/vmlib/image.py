@@ -65,9 +65,24 @@ def missing_libraries(rootfs, binary):
             if not any((Path(rootfs) / d / name).exists() for d in LIBRARY_DIRS)]
 
 
-def compose(base, binary, board, run_dir):
-    """Makes run_dir/root.img from the base, the product (unless binary is None) and the guest
-    test files."""
+SUITE_DIR = "opt/grandstand-tests"
+
+
+def install_suite(rootfs, bundle, runtime):
+    """Copies the cross-built test bundle and the Swift runtime it links (from the arm64
+    sysroot) to /opt/grandstand-tests, for the tests qemu-user cannot run (live capture, GPIO
+    lines, nl80211): the `kernel-suite` check runs them in the guest."""
+    target = Path(rootfs) / SUITE_DIR
+    (target / "lib").mkdir(parents=True, exist_ok=True)
+    shutil.copy2(bundle, target / "GrandstandPackageTests.xctest")
+    for library in Path(runtime).glob("*.so"):
+        if not library.name.startswith("lib_Internal"):
+            shutil.copy2(library, target / "lib" / library.name)
+
+
+def compose(base, binary, board, run_dir, suite=None):
+    """Makes run_dir/root.img from the base, the product (unless binary is None), the guest
+    test files and, when given, the (test bundle, Swift runtime dir) pair of `suite`."""
     run_dir = Path(run_dir)
     rootfs = run_dir / "rootfs"
     image = run_dir / "root.img"
@@ -81,6 +96,8 @@ def compose(base, binary, board, run_dir):
                              "add the packages to tools/qemu/vm/packages.list")
         subprocess.run([str(VM_DIR / "install-product.sh"), str(rootfs), str(binary), str(board)], check=True)
     subprocess.run(["cp", "-r", "--preserve=mode", f"{VM_DIR / 'guest'}/.", f"{rootfs}/"], check=True)
+    if suite is not None:
+        install_suite(rootfs, *suite)
     subprocess.run(["systemctl", f"--root={rootfs}", "--quiet", "enable", *GUEST_UNITS], check=True)
     used = int(subprocess.run(["du", "-sb", str(rootfs)], stdout=subprocess.PIPE, text=True,
                               check=True).stdout.split()[0])
