@@ -50,13 +50,15 @@ let package = Package(
         .target(name: "WiFi", dependencies: ["CGSNetlink"], path: "Sources/Adapters/WiFi"),
         .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
         .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem"], path: "Sources/Adapters/HTTPServer"),
+        // UDP multicast sending (and a joined receiver for tests): Glibc sockets only.
+        .target(name: "Multicast", dependencies: ["GrandstandCore"], path: "Sources/Adapters/Multicast"),
 
         // MARK: The one executable that wires everything.
         .executableTarget(
             name: "grandstand",
             dependencies: [
                 "GrandstandCore", "Capture", "Systemd", "MediaCodec", "ErasureCoding", "WiFi", "GPIO",
-                "HTTPServer", "CGSBuildStamp",
+                "HTTPServer", "Multicast", "CGSBuildStamp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/grandstand"),
@@ -71,6 +73,7 @@ let package = Package(
         .testTarget(name: "WiFiTests", dependencies: ["WiFi"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "TestSupport"]),
+        .testTarget(name: "MulticastTests", dependencies: ["Multicast", "GrandstandCore", "TestSupport"]),
+        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "Multicast", "TestSupport"]),
     ]
 )
