@@ -31,7 +31,8 @@ public struct PacedTransportStream: Sendable {
         bytes = start == 0 && count * TSPacket.size == data.count
             ? data : Array(data[start..<(start + count * TSPacket.size)])
         packetCount = count
-        let fallback = Int64(TSPacket.size * 8) * 1_000_000_000 / Int64(max(fallbackBitsPerSecond, 1))
+        // Packet time at the fallback rate, in 27 MHz ticks.
+        let fallback = max(Int64(TSPacket.size * 8) * 27_000_000 / Int64(max(fallbackBitsPerSecond, 1)), 1)
 
         // PCRs of the first PID that carries one; continuity counters of every PID.
         var pid: UInt16? = nil
@@ -55,10 +56,10 @@ public struct PacedTransportStream: Sendable {
         pcrPacketIndices = pcrs.map(\.index)
         continuity = counters
 
-        // Anchors on one continuous timeline: PCR steps unwrapped across the 2^33 wrap; an
-        // implausible step is bridged at the previous per-packet rate.
-        var anchors: [(index: Int, time: Int64)] = []
-        var rates: [Int64] = []          // ns per packet after each anchor
+        // Anchors on one continuous timeline in 27 MHz ticks: PCR steps unwrapped across the
+        // 2^33 wrap; an implausible step is bridged at the previous per-packet rate.
+        var anchors: [(index: Int, ticks: Int64)] = []
+        var rates: [Int64] = []          // ticks per packet after each anchor
         var discontinuities = 0
         var rate = fallback
         for (n, entry) in pcrs.enumerated() {
@@ -66,13 +67,12 @@ public struct PacedTransportStream: Sendable {
             let previous = pcrs[n - 1]
             let packets = Int64(entry.index - previous.index)
             let step = ((entry.pcr - previous.pcr) % Self.pcrModulus + Self.pcrModulus) % Self.pcrModulus
-            let stepNanoseconds = step * 1000 / 27
-            if packets > 0, step > 0, step < Self.pcrModulus / 2, stepNanoseconds / packets <= 100_000_000 {
-                rate = max(stepNanoseconds / packets, 1)
-                anchors.append((entry.index, anchors[anchors.count - 1].time + stepNanoseconds))
+            if packets > 0, step > 0, step < Self.pcrModulus / 2, step / packets <= 2_700_000 {   // ≤ 100 ms a packet
+                rate = max(step / packets, 1)
+                anchors.append((entry.index, anchors[anchors.count - 1].ticks + step))
             } else {
                 discontinuities += 1
-                anchors.append((entry.index, anchors[anchors.count - 1].time + packets * rate))
+                anchors.append((entry.index, anchors[anchors.count - 1].ticks + packets * rate))
             }
             rates.append(rate)
         }
@@ -80,29 +80,28 @@ public struct PacedTransportStream: Sendable {
         let firstRate = rates.first ?? fallback
         let lastRate = rates.last ?? fallback
 
-        var offsets = [Int64](repeating: 0, count: count)
+        var ticks = [Int64](repeating: 0, count: count)
         if anchors.isEmpty {
-            for i in 0..<count { offsets[i] = Int64(i) * fallback }
+            for i in 0..<count { ticks[i] = Int64(i) * fallback }
         } else {
             var a = 0
             for i in 0..<count {
                 while a + 1 < anchors.count && anchors[a + 1].index <= i { a += 1 }
                 let anchor = anchors[a]
                 if i < anchor.index {            // before the first PCR: extrapolate backwards
-                    offsets[i] = anchor.time - Int64(anchor.index - i) * firstRate
+                    ticks[i] = anchor.ticks - Int64(anchor.index - i) * firstRate
                 } else if a + 1 < anchors.count { // between two PCRs: interpolate
                     let next = anchors[a + 1]
-                    offsets[i] = anchor.time + (next.time - anchor.time) * Int64(i - anchor.index)
+                    ticks[i] = anchor.ticks + (next.ticks - anchor.ticks) * Int64(i - anchor.index)
                         / Int64(next.index - anchor.index)
                 } else {                          // after the last PCR: extrapolate forwards
-                    offsets[i] = anchor.time + Int64(i - anchor.index) * lastRate
+                    ticks[i] = anchor.ticks + Int64(i - anchor.index) * lastRate
                 }
             }
-            let origin = offsets[0]
-            for i in 0..<count { offsets[i] -= origin }
         }
-        packetOffsets = offsets
-        durationNanoseconds = (offsets.last ?? 0) + lastRate
+        let origin = ticks.first ?? 0
+        packetOffsets = ticks.map { ($0 - origin) * 1000 / 27 }
+        durationNanoseconds = ((ticks.last ?? 0) - origin + lastRate) * 1000 / 27
     }
 
     /// The 27 MHz PCR of the packet at `base`, when its adaptation field carries one (§2.4.3.4).
