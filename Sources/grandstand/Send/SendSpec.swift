@@ -58,6 +58,7 @@ enum SendSpec {
             guard let colon = text.lastIndex(of: ":") else { throw Failure("\(option): \"\(text)\" is not GROUP:PORT") }
             host = text[..<colon]
             port = text[text.index(after: colon)...]
+            guard !host.contains(":") else { throw Failure("\(option): IPv6 groups go in brackets: [\(host)]:PORT") }
         }
         guard let address = IPAddress(parsing: host) else { throw Failure("\(option): \"\(host)\" is not an IP address") }
         guard address.isMulticast else { throw Failure("\(option): \(address) is not a multicast group") }
