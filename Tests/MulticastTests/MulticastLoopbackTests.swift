@@ -84,3 +84,16 @@ struct MulticastLoopbackTests {
         #expect(error?.code == EAFNOSUPPORT)
     }
 }
+
+struct NetworkInterfaceTests {
+    @Test func loopbackHasIndexAndAddress() throws {
+        #expect(try NetworkInterface.index(named: "lo") > 0)
+        #expect(try NetworkInterface.address(named: "lo", ipv6: false) == IPAddress(parsing: "127.0.0.1"))
+        #expect(try NetworkInterface.address(named: "nosuchif0", ipv6: false) == nil)
+    }
+
+    @Test func sourceTowardALoopbackAddressIsLoopback() throws {
+        let destination = Endpoint(address: try #require(IPAddress(parsing: "127.0.0.2")), port: 9)
+        #expect(try NetworkInterface.sourceAddress(toward: destination) == IPAddress(parsing: "127.0.0.1"))
+    }
+}

@@ -67,6 +67,25 @@ public enum NetworkInterface {
         return index
     }
 
+    /// The source address the routing table picks toward `destination` (a connected UDP
+    /// socket's local address; nothing is sent).
+    public static func sourceAddress(toward destination: Endpoint) throws(MulticastError) -> IPAddress? {
+        let fd = socket(destination.address.isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw MulticastError.errno("socket(SOCK_DGRAM)") }
+        defer { close(fd) }
+        let status = SocketAddress.withSockaddr(destination) { connect(fd, $0, $1) }
+        guard status == 0 else { throw MulticastError.errno("connect(\(destination))") }
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw MulticastError.errno("getsockname") }
+        // A route without a preferred source (e.g. multicast via lo) leaves it unspecified.
+        guard let address = SocketAddress.endpoint(storage)?.address, address != .v4(0), address != .v6(0, 0) else { return nil }
+        return address
+    }
+
     /// The first IPv4 (or IPv6, preferring non-link-local) address of the interface, nil if none.
     public static func address(named name: String, ipv6: Bool) throws(MulticastError) -> IPAddress? {
         var list: UnsafeMutablePointer<ifaddrs>? = nil

@@ -33,10 +33,12 @@ struct SendPlan {
             guard let address = IPAddress(parsing: text) else { throw SendSpec.Failure("--source \"\(text)\" is not an IP address") }
             source = address
         } else if let interface = command.interface {
+            _ = try NetworkInterface.index(named: interface)   // an unknown interface fails here, before anything is sent
             source = try NetworkInterface.address(named: interface, ipv6: false)
                 ?? NetworkInterface.address(named: interface, ipv6: true)
         }
-        origin = source ?? .v4(0x7F00_0001)
+        // Without either, the address routing picks toward the SAP group is the origin.
+        origin = try source ?? NetworkInterface.sourceAddress(toward: sapDestination) ?? .v4(0x7F00_0001)
         // Bind only to an explicit source or the interface's IPv4 address: a link-local IPv6
         // address would need a scope id.
         options = MulticastSender.Options(interface: command.interface, ttl: command.ttl, loopback: !command.noLoopback,
@@ -157,7 +159,14 @@ struct SendPlan {
                          + (description.bandwidthKbps.map { " (\($0) kbit/s)" } ?? ""))
         }
         let passText = passes.map { "\($0) pass\($0 == 1 ? "" : "es")" } ?? "looping"
-        lines.append(command.announceOnly ? "announce only" : passText + (loss.map { ", dropping \($0)" } ?? ""))
+        var lossText = ""
+        switch loss {
+        case .rate(let p)?: lossText = ", dropping \(p * 100)% of each channel's packets (seed \(command.seed))"
+        case .every(let n)?: lossText = ", dropping every \(n)th packet of each channel"
+        case .indices?: lossText = ", dropping packets \(command.dropPattern ?? "") of each channel"
+        case nil: break
+        }
+        lines.append(command.announceOnly ? "announce only" : passText + lossText)
         return lines
     }
 }
