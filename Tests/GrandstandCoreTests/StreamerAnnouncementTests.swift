@@ -24,8 +24,10 @@ struct StreamerAnnouncementTests {
         var announcer = SAPAnnouncer(destination: Self.sapGroup, origin: Self.origin, channels: Self.channels(),
                                      compress: compress, startNanoseconds: 1_000, intervalNanoseconds: 4_000_000_000)
         let packets = (0..<8).flatMap { _ in announcer.pop() }
-        // One per channel per interval, evenly spread.
-        #expect(packets.map(\.dueNanoseconds) == [0, 1, 2, 3, 4, 5, 6, 7].map { 1_000 + Int64($0) * 1_000_000_000 })
+        // One per channel per interval: the first round 10 ms apart, later ones evenly spread.
+        let expected: [Int64] = [1_000, 10_001_000, 20_001_000, 30_001_000,
+                                 4_000_001_000, 5_000_001_000, 6_000_001_000, 7_000_001_000]
+        #expect(packets.map(\.dueNanoseconds) == expected)
         #expect(packets.allSatisfy { $0.flow == "sap" && $0.destination == Self.sapGroup })
         var announcements: [ChannelAnnouncement] = []
         for datagram in packets.prefix(4) {

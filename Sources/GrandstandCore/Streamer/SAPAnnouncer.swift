@@ -1,5 +1,5 @@
 /// Announces channels with SAP (RFC 2974): every `interval`, one packet per channel, spread
-/// evenly over the interval; optionally zlib-compressed (C bit). `deletions` gives the T-bit
+/// evenly over the interval (the first round at once); optionally zlib-compressed (C bit). `deletions` gives the T-bit
 /// packets to send on exit. A background source: it never ends a run by itself.
 public struct SAPAnnouncer: StreamerSource {
     public static let defaultGroupV4 = IPAddress.v4(0xEFFF_FFFF)   // 239.255.255.255, admin scope (§3)
@@ -32,7 +32,11 @@ public struct SAPAnnouncer: StreamerSource {
     public var nextDueNanoseconds: Int64? {
         guard !channels.isEmpty else { return nil }
         let round = Int64(sent / channels.count), slot = Int64(sent % channels.count)
-        return startNanoseconds + round * intervalNanoseconds + slot * intervalNanoseconds / Int64(channels.count)
+        // The first round goes out at once (10 ms apart) so receivers learn every channel before
+        // its media; later rounds are spread over the interval.
+        let spacing = round == 0 ? min(intervalNanoseconds / Int64(channels.count), 10_000_000)
+                                 : intervalNanoseconds / Int64(channels.count)
+        return startNanoseconds + round * intervalNanoseconds + slot * spacing
     }
 
     public mutating func pop() -> [ScheduledDatagram] {
