@@ -24,7 +24,8 @@ struct MulticastLoopbackTests {
         let received = try #require(got)
         #expect(String(decoding: received.payload, as: UTF8.self).hasPrefix("hello "))
         // Unbound, the kernel picks the source address (the host's primary one, not 127.0.0.1).
-        #expect(received.source?.port == (try sender.localEndpoint())?.port)
+        let local = try sender.localEndpoint()
+        #expect(received.source?.port == local?.port)
     }
 
     @Test func boundSourceAddressIsTheSender() throws {
@@ -35,7 +36,8 @@ struct MulticastLoopbackTests {
         let source = try #require(IPAddress(parsing: "127.0.0.1"))
         let sender = try MulticastSender(ipv6: false, options: .init(interface: "lo", ttl: 1, loopback: true, source: source))
         try sender.send([1, 2, 3], to: Endpoint(address: group, port: port))
-        let received = try #require(try receiver.receive(timeoutMilliseconds: 1000))
+        let maybe = try receiver.receive(timeoutMilliseconds: 1000)
+        let received = try #require(maybe)
         #expect(received.payload == [1, 2, 3])
         #expect(received.source?.address == source)
     }
@@ -65,7 +67,8 @@ struct MulticastLoopbackTests {
             #expect(failure.operation == "sendto([ff15::4242]:46004)")
             return
         }
-        let received = try #require(try receiver.receive(timeoutMilliseconds: 1000))
+        let maybe = try receiver.receive(timeoutMilliseconds: 1000)
+        let received = try #require(maybe)
         #expect(received.payload == [6, 6])
     }
 
@@ -87,13 +90,17 @@ struct MulticastLoopbackTests {
 
 struct NetworkInterfaceTests {
     @Test func loopbackHasIndexAndAddress() throws {
-        #expect(try NetworkInterface.index(named: "lo") > 0)
-        #expect(try NetworkInterface.address(named: "lo", ipv6: false) == IPAddress(parsing: "127.0.0.1"))
-        #expect(try NetworkInterface.address(named: "nosuchif0", ipv6: false) == nil)
+        let index = try NetworkInterface.index(named: "lo")
+        let address = try NetworkInterface.address(named: "lo", ipv6: false)
+        let none = try NetworkInterface.address(named: "nosuchif0", ipv6: false)
+        #expect(index > 0)
+        #expect(address == IPAddress(parsing: "127.0.0.1"))
+        #expect(none == nil)
     }
 
     @Test func sourceTowardALoopbackAddressIsLoopback() throws {
         let destination = Endpoint(address: try #require(IPAddress(parsing: "127.0.0.2")), port: 9)
-        #expect(try NetworkInterface.sourceAddress(toward: destination) == IPAddress(parsing: "127.0.0.1"))
+        let source = try NetworkInterface.sourceAddress(toward: destination)
+        #expect(source == IPAddress(parsing: "127.0.0.1"))
     }
 }
