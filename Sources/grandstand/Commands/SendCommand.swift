@@ -111,6 +111,12 @@ struct SendCommand: ParsableCommand {
         var clock = SendClock()
         let start = clock.now + 20_000_000
         let session = plan.session(start: start)
+        do {
+            try session.openSockets()
+        } catch {
+            printError("grandstand send: \(error)")
+            throw ExitCode(1)
+        }
         for line in plan.banner { print(line) }
         fflush(nil)
         let stopAt = duration.map { start + Int64($0 * 1e9) }

@@ -45,6 +45,13 @@ final class SendSession {
         return sender
     }
 
+    /// Opens the sockets every destination needs, so configuration errors stop the run before
+    /// anything is sent.
+    func openSockets() throws(MulticastError) {
+        let families = Set(channels.map { $0.description.destination.address.isIPv6 } + [announcer.destination.address.isIPv6])
+        for ipv6 in families.sorted(by: { !$0 && $1 }) { _ = try sender(ipv6: ipv6) }
+    }
+
     /// Sends one datagram; transient buffer shortages are counted, anything else is fatal.
     func send(_ datagram: ScheduledDatagram, now: Int64) throws(MulticastError) {
         var tally = tallies[datagram.flow] ?? FlowTally()
