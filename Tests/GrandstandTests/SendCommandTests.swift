@@ -1,5 +1,6 @@
 import ArgumentParser
 import GrandstandCore
+import TestSupport
 import Testing
 @testable import grandstand
 
@@ -74,5 +75,36 @@ struct SendCommandTests {
     ])
     func contradictoryOptionsAreRejected(arguments: [String]) {
         #expect(throws: (any Error).self) { try Grandstand.parseAsRoot(arguments) }
+    }
+}
+
+/// `--config FILE`: JSON channels become the same specs as the options.
+struct SendConfigFileTests {
+    @Test func channelsBecomeSpecs() throws {
+        let json = """
+            {"channels":[{"name":"Bowl","kind":"video","file":"clean.ts","group":"239.255.20.1","port":5000},
+                         {"name":"Six","kind":"video","file":"/abs/x.ts","group":"ff15::1","port":5004},
+                         {"name":"Scores","kind":"data","group":"239.255.20.2","port":5002},
+                         {"name":"Feed","kind":"data","group":"239.255.20.4","port":5006,"file":"feed.jsonl"}]}
+            """
+        let specs = try SendConfigFile.specs(Array(json.utf8), directory: "/etc/demo")
+        #expect(specs.video == ["Bowl=/etc/demo/clean.ts@239.255.20.1:5000", "Six=/abs/x.ts@[ff15::1]:5004"])
+        #expect(specs.data == ["Scores@239.255.20.2:5002", "Feed@239.255.20.4:5006=/etc/demo/feed.jsonl"])
+        let parsed = try SendSpec.video(specs.video[1])
+        #expect(parsed.destination.description == "[ff15::1]:5004")
+    }
+
+    @Test func everyBadValueIsReportedWithItsPath() {
+        let json = """
+            {"channels":[{"name":"A","kind":"video","group":"239.255.20.1","port":5000},
+                         {"name":"B","kind":"audio","group":"239.255.20.1","port":70000,"colour":"red"}]}
+            """
+        let error = thrownError(SendSpec.Failure.self) { try SendConfigFile.specs(Array(json.utf8), directory: ".") }
+        let text = error?.description ?? ""
+        #expect(text.contains("$.channels[0].file: a video channel needs a file"), "\(text)")
+        #expect(text.contains("$.channels[1].port: 70000 is out of range"), "\(text)")
+        #expect(text.contains("$.channels[1].colour: unknown key"), "\(text)")
+        let broken = thrownError(SendSpec.Failure.self) { try SendConfigFile.specs(Array("{".utf8), directory: ".") }
+        #expect(broken?.description.hasPrefix("--config: line 1") == true, "\(String(describing: broken))")
     }
 }

@@ -35,6 +35,9 @@ struct SendCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A data channel: lines of a JSON-lines FILE, or a counter (repeatable).", valueName: "NAME@GROUP:PORT[=FILE]"))
     var data: [String] = []
 
+    @Option(help: ArgumentHelp("Channels as JSON: {\"channels\":[{\"name\",\"kind\":\"video|data\",\"file\",\"group\",\"port\"}]}.", valueName: "FILE"))
+    var config: String?
+
     @Option(help: "Seconds between data-channel messages.")
     var dataInterval: Double = 1
 
@@ -87,7 +90,9 @@ struct SendCommand: ParsableCommand {
     var fallbackBitrate: Int = 1_000_000
 
     func validate() throws {
-        guard !video.isEmpty || !data.isEmpty else { throw ValidationError("nothing to send: give --video and/or --data") }
+        guard !video.isEmpty || !data.isEmpty || config != nil else {
+            throw ValidationError("nothing to send: give --video, --data or --config")
+        }
         guard sapInterval > 0, dataInterval > 0 else { throw ValidationError("--sap-interval and --data-interval must be > 0") }
         guard (0...255).contains(ttl) else { throw ValidationError("--ttl must be 0-255") }
         if let count, count < 1 { throw ValidationError("--count must be ≥ 1") }

@@ -61,7 +61,15 @@ struct SendPlan {
             guard names.insert(slug).inserted else { throw SendSpec.Failure("two channels named \"\(name)\" (\(slug))") }
             return slug
         }
-        for text in command.video {
+        var videoSpecs = command.video, dataSpecs = command.data
+        if let path = command.config {
+            guard let bytes = FileManager.default.contents(atPath: path) else { throw SendSpec.Failure("--config: cannot read \(path)") }
+            let directory = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
+            let specs = try SendConfigFile.specs(Array(bytes), directory: directory.isEmpty ? "/" : directory)
+            videoSpecs += specs.video
+            dataSpecs += specs.data
+        }
+        for text in videoSpecs {
             let spec = try SendSpec.video(text)
             guard let bytes = FileManager.default.contents(atPath: spec.file) else {
                 throw SendSpec.Failure("--video \(spec.name): cannot read \(spec.file)")
@@ -80,7 +88,7 @@ struct SendPlan {
                 destination: spec.destination, ttl: command.ttl, bandwidthKbps: kbps, license: license, origin: origin,
                 sessionVersion: version))
         }
-        for text in command.data {
+        for text in dataSpecs {
             let spec = try SendSpec.data(text)
             var messages = DataChannelSource.Messages.counter(channel: spec.name)
             if let file = spec.file {
