@@ -105,3 +105,57 @@ struct StreamerSchedulingTests {
                           "{\"channel\":\"Tick \\\"er\\\"\",\"counter\":1,\"sentNanoseconds\":10}"])
     }
 }
+
+/// A stand-in for an FEC encoder: wraps a media source and, after every `row` media packets,
+/// adds one XOR "repair" datagram to port + 2 due with the packet that completed the row. It
+/// shows the shape FEC senders take; the scheduler needs no change for it.
+struct XORRowSource<Inner: StreamerSource>: StreamerSource {
+    var inner: Inner
+    let row: Int
+    private var parity: [UInt8] = []
+    private var count = 0
+
+    init(inner: Inner, row: Int) {
+        self.inner = inner
+        self.row = row
+    }
+
+    var nextDueNanoseconds: Int64? { inner.nextDueNanoseconds }
+
+    mutating func pop() -> [ScheduledDatagram] {
+        var out = inner.pop()
+        for datagram in out {
+            if parity.count < datagram.payload.count { parity += [UInt8](repeating: 0, count: datagram.payload.count - parity.count) }
+            for (i, byte) in datagram.payload.enumerated() { parity[i] ^= byte }
+            count += 1
+            if count % row == 0 {
+                var destination = datagram.destination
+                destination.port += 2
+                out.append(ScheduledDatagram(flow: datagram.flow + ".fec-row", destination: destination, payload: parity,
+                                             dueNanoseconds: datagram.dueNanoseconds))
+                parity = []
+            }
+        }
+        return out
+    }
+}
+
+struct StreamerPluggableSourceTests {
+    @Test func aWrappingRepairSourcePlugsIntoTheScheduler() throws {
+        let group = Endpoint(address: .v4(0xEFFF_1401), port: 5000)
+        let media = DataChannelSource(flow: "bowl", destination: group, messages: .list([[1, 2], [4, 8], [16, 32]]),
+                                      framing: .udp, startNanoseconds: 0, intervalNanoseconds: 10, limit: 6)
+        var scheduler = StreamerScheduler()
+        scheduler.add(XORRowSource(inner: media, row: 3))
+        // Loss applies per flow after the sources: media loses its 2nd packet, repair survives.
+        scheduler.setLoss(LossModel(rule: .indices([1...1])), flow: "bowl")
+        let out = scheduler.popDue(nowNanoseconds: 1000)
+        #expect(out.map(\.flow) == ["bowl", "bowl", "bowl.fec-row", "bowl", "bowl", "bowl", "bowl.fec-row"])
+        let repair = try #require(out.first { $0.flow == "bowl.fec-row" })
+        #expect(repair.destination.port == 5002)
+        let parity: [UInt8] = [21, 42]   // 1^4^16, 2^8^32: recovers the dropped [4, 8] with the other two
+        #expect(repair.payload == parity)
+        #expect(scheduler.counters["bowl"]?.dropped == 1)
+        #expect(scheduler.counters["bowl.fec-row"]?.emitted == 2)
+    }
+}

@@ -27,7 +27,7 @@ struct SendClock {
     /// Now on the due-time timeline (monotonic, shifted to wall-clock at start).
     var now: Int64 { SendClock.read(CLOCK_MONOTONIC) + epochOffset }
 
-    /// Sleeps until `deadline` (or at most `limit` ns); true when SIGINT/SIGTERM arrived.
+    /// Sleeps until `deadline`; true when SIGINT/SIGTERM arrived meanwhile.
     mutating func wait(until deadline: Int64) -> Bool {
         let remaining = deadline - now
         var timeout = timespec(tv_sec: 0, tv_nsec: 0)
