@@ -186,6 +186,7 @@ public struct IngestPipeline: Sendable {
         var total: [String: JSONValue] = [:]
         var channels: [String: [String: JSONValue]] = [:]
         var sums: [String: Int] = [:]
+        for (name, _) in ChannelStats().fields where !name.hasPrefix("rtp_jitter") { sums[name] = 0 }
         var drops = frameDrops
         for (reason, count) in sapDrops.sorted { drops.add(reason, count) }
         for id in channelStats.keys.sorted() {
@@ -194,7 +195,7 @@ public struct IngestPipeline: Sendable {
             var table: [String: JSONValue] = [:]
             for (name, value) in stats.fields {
                 table[name] = .number(Double(value))
-                if name != "rtp_jitter" && name != "rtp_jitter_microseconds" { sums[name, default: 0] += value }
+                if !name.hasPrefix("rtp_jitter") { sums[name, default: 0] += value }
             }
             for (reason, count) in stats.drops.sorted { drops.add(reason, count) }
             table["drops"] = IngestStats.dropsObject(stats.drops)
