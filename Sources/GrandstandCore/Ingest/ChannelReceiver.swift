@@ -75,15 +75,18 @@ struct ChannelReceiver: Sendable {
         handle(outputs, stats: &stats, into: &actions)
     }
 
-    /// Copies the sequence, jitter, continuity and recovery counters into `stats`.
+    /// Copies the sequence, jitter and recovery counters into `stats`, on top of what earlier
+    /// receivers of the same channel id counted (`ChannelStats.carry`).
     func snapshot(into stats: inout ChannelStats) {
-        stats.sequenceLost = sequence.lost
-        stats.sequenceReordered = sequence.reordered
-        stats.sequenceDuplicates = sequence.duplicates
-        stats.sequenceRestarts = sequence.restarts
+        stats.sequenceLost = stats.carried.lost + sequence.lost
+        stats.sequenceReordered = stats.carried.reordered + sequence.reordered
+        stats.sequenceDuplicates = stats.carried.duplicates + sequence.duplicates
+        stats.sequenceRestarts = stats.carried.restarts + sequence.restarts
         stats.jitterTimestampUnits = Int(jitter.reportedJitter)
         stats.jitterMicroseconds = Int(jitter.jitterSeconds * 1_000_000)
-        stats.recoveryCounters = recovery.counters
+        var recovery = stats.carried.recovery
+        for (name, value) in self.recovery.counters { recovery[name, default: 0] += value }
+        stats.recoveryCounters = recovery.keys.sorted().map { ($0, recovery[$0] ?? 0) }
     }
 
     private mutating func handle(_ outputs: [RecoveryOutput], stats: inout ChannelStats, into actions: inout [IngestAction]) {

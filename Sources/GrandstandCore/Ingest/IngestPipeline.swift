@@ -154,7 +154,7 @@ public struct IngestPipeline: Sendable {
             let channel = change.channel
             switch change {
             case .removed:
-                receivers[channel.id] = nil
+                retireReceiver(channel.id)
             case .added, .updated:
                 announced[channel.id] = (channel.sessionNum ?? "", channel.name)
                 if channelStats[channel.id] == nil { channelStats[channel.id] = ChannelStats() }
@@ -162,10 +162,11 @@ public struct IngestPipeline: Sendable {
                 if channel.kind.isSupported {
                     if current == nil || current?.kind != channel.kind || current?.rtp != channel.rtp || current?.source != channel.source
                         || current?.fec != channel.fec {
+                        retireReceiver(channel.id)
                         receivers[channel.id] = ChannelReceiver(channel: channel, recovery: recoveryFactory(channel))
                     }
                 } else {
-                    receivers[channel.id] = nil
+                    retireReceiver(channel.id)
                 }
             }
         }
@@ -179,6 +180,13 @@ public struct IngestPipeline: Sendable {
                 if routes[repair] == nil { routes[repair] = .repair(channel.id) }
             }
         }
+    }
+
+    /// Drops a channel's receiver, keeping its counters in the channel's stats.
+    private mutating func retireReceiver(_ id: String) {
+        guard let receiver = receivers.removeValue(forKey: id) else { return }
+        receiver.snapshot(into: &channelStats[id, default: ChannelStats()])
+        channelStats[id]?.carry()
     }
 
     /// A snapshot of every counter (see docs/ingest.md "Stats").

@@ -22,8 +22,21 @@ public struct ChannelStats: Sendable, Equatable {
     public var bytesWritten = 0
     public var drops = DropCounts()
     public var recoveryCounters: [(name: String, value: Int)] = []
+    /// What replaced or removed receivers of this id counted, so totals never go backwards.
+    var carried = Carried()
+
+    struct Carried: Sendable {
+        var lost = 0, reordered = 0, duplicates = 0, restarts = 0
+        var recovery: [String: Int] = [:]
+    }
 
     public init() {}
+
+    /// Keeps the current receiver's counters as the base for the next receiver of this id.
+    mutating func carry() {
+        carried = Carried(lost: sequenceLost, reordered: sequenceReordered, duplicates: sequenceDuplicates,
+                          restarts: sequenceRestarts, recovery: Dictionary(recoveryCounters, uniquingKeysWith: +))
+    }
 
     public static func == (a: ChannelStats, b: ChannelStats) -> Bool {
         a.fields.map(\.name) == b.fields.map(\.name) && a.fields.map(\.value) == b.fields.map(\.value) && a.drops == b.drops

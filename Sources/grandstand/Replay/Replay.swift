@@ -80,16 +80,10 @@ final class ReplayOutput {
             case .transportStream(let id, let packets, _):
                 try transportStreams[id]?.write(packets)
             case .gap(let id, let lost, let time):
-                try events.write(JSONValue.object([("event", .string("gap")), ("id", .string(id)),
-                                                   ("lostPackets", .number(Double(lost))),
-                                                   ("time", .string(TextEncoding.rfc3339(nanoseconds: time))),
-                                                   ("timestampNanoseconds", .number(Double(time)))]).encoded + "\n")
+                try events.write(Self.line([("event", .string("gap")), ("id", .string(id)), ("lostPackets", .number(Double(lost)))],
+                                           time: time))
             case .dataMessage(let id, let payload, let time):
-                try dataMessages[id]?.write(JSONValue.object([
-                    ("payload", .string(TextEncoding.base64(payload))),
-                    ("time", .string(TextEncoding.rfc3339(nanoseconds: time))),
-                    ("timestampNanoseconds", .number(Double(time))),
-                ]).encoded + "\n")
+                try dataMessages[id]?.write(Self.line([("payload", .string(TextEncoding.base64(payload)))], time: time))
             }
         }
     }
@@ -107,12 +101,19 @@ final class ReplayOutput {
             }
         }
         guard case .object(var members) = change.json else { return }
-        members.insert(("event", .string("channel")), at: 0)
+        members.append(("event", .string("channel")))
         members.append(("kind", .string(channel.kind.name)))
-        members.append(("time", .string(TextEncoding.rfc3339(nanoseconds: time))))
-        members.append(("timestampNanoseconds", .number(Double(time))))
-        members.sort { $0.key < $1.key }
-        try events.write(JSONValue.object(members).encoded + "\n")
+        try events.write(Self.line(members, time: time))
+    }
+
+    /// One JSON line: `members` plus `time` (RFC 3339) and `timestampNanoseconds`, keys sorted.
+    /// The nanoseconds are written as an exact integer (a JSON number through Double would round).
+    static func line(_ members: [(key: String, value: JSONValue)], time: Int64) -> String {
+        var all = members.map { ($0.key, $0.value.encoded) }
+        all.append(("time", JSONValue.quote(TextEncoding.rfc3339(nanoseconds: time))))
+        all.append(("timestampNanoseconds", String(time)))
+        all.sort { $0.0 < $1.0 }
+        return "{" + all.map { JSONValue.quote($0.0) + ":" + $0.1 }.joined(separator: ",") + "}\n"
     }
 
     func finish(channels: [Channel], stats: IngestStats) throws(ReplayError) {
