@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TestSupport
 @testable import GrandstandCore
@@ -22,6 +23,15 @@ struct ConfigIngestTests {
         #expect(config.discovery.sapGroups.map(\.description) == ["224.2.127.254", "239.255.255.255", "ff0e::2:7ffe"])
         #expect(config.discovery.retireMinimumSeconds == 60)
         #expect(config.discovery.retireIntervalMultiple == 10)
+    }
+
+    @Test func theShippedConfigurationDecodesWithTheDocumentedDefaults() throws {
+        let path = Fixtures.directory.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("rootfs-overlay/etc/grandstand/config.json")
+        let config = try GatewayConfig.decode(Array(try Data(contentsOf: path)))
+        #expect(config.streamers.allow == [.any])
+        #expect(config.license.required)
+        #expect(config.discovery == GatewayConfig.Discovery())
     }
 
     @Test func licenseRequiredFalse() throws {
