@@ -254,3 +254,16 @@ struct IngestPipelineTests {
         (try? JSONParser.parse(Array(text.utf8))) ?? .null
     }
 }
+
+struct IngestFileChannelTests {
+    @Test func fileChannelPacketsAreCountedButNotDeliveredAsData() {
+        var pipeline = IngestPipeline(configuration: IngestConfiguration(policy: .permissive))
+        let sdp = Announce.sdp(name: "Files", media: ["m=application 6000 FLUTE/UDP 0", "a=x-grandstand-kind:file"])
+        _ = pipeline.ingest(Traffic.datagram(Announce.packet(sdp), to: IPAddress(parsing: "239.255.255.255")!, port: 9875))
+        #expect(pipeline.channels.first?.kind == .file)
+        let actions = pipeline.ingest(Traffic.datagram([1, 2, 3], port: 6000))
+        #expect(actions.isEmpty)
+        #expect(pipeline.stats.channel("files", "packets_received") == 1)
+        #expect(pipeline.stats.channel("files", "data_messages") == 0)
+    }
+}

@@ -30,6 +30,8 @@ struct ChannelReceiver: Sendable {
             return
         }
         let time = datagram.timestampNanoseconds
+        // File channels (FLUTE) are only counted until file assembly plugs in here.
+        guard kind != .file else { return }
         guard rtp else {
             // Plain UDP data channel: the payload is the message.
             deliverData(datagram.payload, time: time, stats: &stats, into: &actions)

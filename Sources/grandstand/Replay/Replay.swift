@@ -120,11 +120,10 @@ final class ReplayOutput {
         for file in transportStreams.values { try file.close() }
         for file in dataMessages.values { try file.close() }
         try events.close()
-        let list = OutputFile.self
-        let channelsFile = try list.init(path: directory + "/channels.json")
+        let channelsFile = try OutputFile(path: directory + "/channels.json")
         try channelsFile.write(JSONValue.array(channels.map(\.json)).encoded + "\n")
         try channelsFile.close()
-        let statsFile = try list.init(path: directory + "/stats.json")
+        let statsFile = try OutputFile(path: directory + "/stats.json")
         try statsFile.write(stats.encoded)
         try statsFile.close()
     }
