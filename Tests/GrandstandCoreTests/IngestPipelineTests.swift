@@ -267,3 +267,25 @@ struct IngestFileChannelTests {
         #expect(pipeline.stats.channel("files", "data_messages") == 0)
     }
 }
+
+struct IngestSAPGroupTests {
+    @Test func ipv6AndConfiguredSAPGroups() throws {
+        let v6Group = try #require(IPAddress(parsing: "ff0e::2:7ffe"))
+        let v6Streamer = Endpoint(address: try #require(IPAddress(parsing: "fd00::3")), port: 9875)
+        var pipeline = IngestPipeline(configuration: IngestConfiguration(policy: .permissive))
+        let sap = SAPMessage.encode(kind: .announcement, origin: v6Streamer.address, messageIDHash: 7,
+                                    payload: Array(Announce.sdp(name: "Six").utf8))
+        _ = pipeline.ingest(Traffic.datagram(sap, to: v6Group, port: 9875, from: v6Streamer))
+        #expect(pipeline.channels.map(\.id) == ["six"])
+        #expect(pipeline.channels.first?.streamer == v6Streamer.address)
+
+        let custom = try #require(IPAddress(parsing: "239.195.255.255"))
+        var configured = IngestPipeline(configuration: IngestConfiguration(policy: .permissive, sapGroups: [custom]))
+        _ = configured.ingest(Traffic.datagram(Announce.packet(Announce.sdp(name: "Default")),
+                                               to: IPAddress(parsing: "239.255.255.255")!, port: 9875))
+        _ = configured.ingest(Traffic.datagram(Announce.packet(Announce.sdp(name: "Custom", session: 2)), to: custom, port: 9875))
+        #expect(configured.channels.map(\.id) == ["custom"])
+        #expect(configured.stats.total("unknown_destination") == 1)
+        #expect(configured.endpoints.first == IngestEndpoint(group: custom, port: 9875))
+    }
+}

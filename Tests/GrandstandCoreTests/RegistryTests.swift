@@ -257,3 +257,21 @@ struct RegistryLifecycleTests {
         #expect(registry.channels.map(\.id) == ["bowl", "bowl-2", "bowl-3"])
     }
 }
+
+struct RegistryLimitTests {
+    @Test func sessionsAndRefusalsAreBounded() {
+        var registry = ChannelRegistry(policy: RegistryPolicy(license: Announce.box))
+        let total = ChannelRegistry.maximumSessions + 10
+        for session in 0..<total {
+            _ = registry.feed(Announce.sdp(name: "Ch", session: session))
+        }
+        #expect(registry.channels.count == ChannelRegistry.maximumSessions)
+        #expect(registry.counters.overLimit == 10)
+        #expect(registry.channel(id: "ch-1024")?.sessionNum == "1023")
+        for session in 0..<(ChannelRegistry.maximumRefusals + 5) {
+            _ = registry.feed(Announce.sdp(name: "Other", session: 10_000 + session, license: Announce.other))
+        }
+        #expect(registry.refused.count == ChannelRegistry.maximumRefusals)
+        #expect(registry.counters.licenseMismatches == ChannelRegistry.maximumRefusals + 5)
+    }
+}

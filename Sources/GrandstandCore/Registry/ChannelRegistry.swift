@@ -37,6 +37,12 @@ public struct ChannelRegistry: Sendable {
         public var lastSeen: Int64
     }
 
+    /// Bounds on what announcements can make the registry hold (a venue has tens of channels):
+    /// new sessions beyond `maximumSessions` are ignored and counted, refusals beyond
+    /// `maximumRefusals` are counted but not kept.
+    public static let maximumSessions = 1024
+    public static let maximumRefusals = 256
+
     public let policy: RegistryPolicy
     private var byID: [String: Channel] = [:]
     private var sessions: [SessionKey: Entry] = [:]
@@ -115,7 +121,9 @@ public struct ChannelRegistry: Sendable {
             reason = problem
         }
         if let reason {
-            refusals[key] = Refusal(name: announcement.name, streamer: source, reason: reason, lastSeen: now)
+            if refusals[key] != nil || refusals.count < Self.maximumRefusals {
+                refusals[key] = Refusal(name: announcement.name, streamer: source, reason: reason, lastSeen: now)
+            }
             guard let entry = sessions.removeValue(forKey: key), let channel = byID.removeValue(forKey: entry.id) else { return [] }
             return [.removed(channel, reason: .refused)]
         }
@@ -130,6 +138,10 @@ public struct ChannelRegistry: Sendable {
             byID[entry.id] = updated
             counters.updates += 1
             return updated == current ? [] : [.updated(updated)]
+        }
+        guard sessions.count < Self.maximumSessions else {
+            counters.overLimit += 1
+            return []
         }
         let id = ChannelSlug.unique(announcement.name, taken: Set(byID.keys))
         let channel = Self.channel(from: announcement, sdp: sdp, id: id, streamer: source)
@@ -202,6 +214,8 @@ public struct RegistryCounters: Sendable, Equatable {
     public var deleted = 0
     public var timedOut = 0
     public var updates = 0
+    /// `num_channels_over_limit`: new sessions ignored because `maximumSessions` are listed.
+    public var overLimit = 0
 
     public var fields: [(String, Int)] {
         [("num_channel_announcements_received", announcementsReceived),
@@ -213,6 +227,7 @@ public struct RegistryCounters: Sendable, Equatable {
          ("num_channel_deletions_unknown", unknownDeletions),
          ("num_channels_deleted", deleted),
          ("num_channels_timed_out", timedOut),
-         ("num_channel_updates", updates)]
+         ("num_channel_updates", updates),
+         ("num_channels_over_limit", overLimit)]
     }
 }
