@@ -104,7 +104,23 @@ public final class LiveCapture {
             return .woken
         }
         guard isOpen else { return .closed }
+        if let first = fds.first, first.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
+            try reportSocketError(first.revents)
+        }
         return ready > 0 ? .readable : .timedOut
+    }
+
+    /// The packet socket flagged an error: the kernel sets ENETDOWN on it when the interface goes
+    /// down or away. A nonblocking libpcap read never polls, so it would not notice; read the
+    /// error here (SO_ERROR, which also clears it), close, and throw it.
+    private func reportSocketError(_ revents: Int16) throws(CaptureError) {
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        if let fd = fileDescriptor, getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length) != 0 { code = errno }
+        if code == 0 && revents & Int16(POLLERR) == 0 { code = revents & Int16(POLLNVAL) != 0 ? EBADF : ENETDOWN }
+        guard code != 0 else { return }
+        close()
+        throw CaptureError("capture on \(interface)", errno: code)
     }
 
     /// Reads what is queued, up to `maximum` packets, handing each to `body`; returns how many.
