@@ -27,7 +27,7 @@ struct MembershipFilterTests {
         // IPv6 groups and sources; IPv4 sorts before IPv6.
         (["2001:db8::5>[ff15::20:7]:5200", "239.255.255.255:9875"],
          "udp and ((dst host 239.255.255.255 and dst port 9875) or (src host 2001:db8::5 and dst host ff15::20:7 and dst port 5200))"),
-        ([], "udp and not udp"),
+        ([], "udp and dst port 0"),
     ]
 
     @Test(arguments: exact)

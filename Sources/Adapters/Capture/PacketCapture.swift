@@ -66,7 +66,7 @@ public final class PacketCapture {
     public struct LiveOptions: Sendable, Equatable {
         public var snapshotLength: Int32 = 65535
         /// The kernel ring. With `immediate` off (TPACKET_V3) packets are packed into blocks:
-        /// 8 MiB held ≈5400 RTP/TS packets of 1370 bytes in a measurement on veth, ≈40 ms of a
+        /// 8 MiB held ≈5400 RTP/TS packets of 1370 bytes in a measurement on veth, ≈60 ms of a
         /// 1 Gbit/s burst. With `immediate` on, libpcap uses TPACKET_V2 frames sized for the
         /// snapshot length (64 KiB where GRO is on), and 8 MiB holds only 128 packets.
         public var bufferBytes: Int32 = 8 << 20

@@ -18,8 +18,10 @@ public struct CaptureFilter: Sendable, Equatable, CustomStringConvertible {
     /// hundred BPF instructions.
     public static let defaultMaximumEndpoints = 64
 
-    /// Accepts nothing: what an empty endpoint set captures.
-    public static let nothing = "udp and not udp"
+    /// Accepts (practically) nothing: what an empty endpoint set captures. UDP port 0 is
+    /// reserved; a contradiction like "udp and not udp" is refused by libpcap's optimizer
+    /// ("expression rejects all packets").
+    public static let nothing = "udp and dst port 0"
 
     public init(endpoints: [MulticastEndpoint], maximumEndpoints: Int = CaptureFilter.defaultMaximumEndpoints) {
         let unique = Set(endpoints).sorted()
