@@ -1,41 +1,18 @@
 /// One multicast stream the gateway wants: destination group and UDP port, and for
-/// source-specific multicast (RFC 4607) the one sender to accept. Plain values, so the registry
-/// (channels plus SAP groups) and the live driver share them without knowing about channels.
-public struct MulticastEndpoint: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public var group: IPAddress
-    public var port: UInt16
-    public var source: IPAddress?
+/// source-specific multicast (RFC 4607) the one sender to accept. The registry's
+/// `IngestEndpoint` (what `IngestPipeline.endpoints` lists) is this type, so its list feeds
+/// `CaptureFilter` and `MembershipPlan` as is. Ordered by group, port, then source (any first).
+public typealias MulticastEndpoint = IngestEndpoint
 
-    public init(group: IPAddress, port: UInt16, source: IPAddress? = nil) {
-        self.group = group
-        self.port = port
-        self.source = source
-    }
-
+extension IngestEndpoint {
     /// The IGMP/MLD membership this endpoint needs (memberships are per group and source, not port).
     public var membership: GroupMembership { GroupMembership(group: group, source: source) }
 
-    /// Ordered by group, then port, then source (any-source first): the filter's stable order.
-    public static func < (a: MulticastEndpoint, b: MulticastEndpoint) -> Bool {
-        if a.group != b.group { return a.group < b.group }
-        if a.port != b.port { return a.port < b.port }
-        return GroupMembership.sourceOrder(a.source, b.source)
-    }
-
-    public var description: String {
-        let destination = Endpoint(address: group, port: port).description
-        return source.map { "\($0)→\(destination)" } ?? destination
-    }
-
-    /// The SAP groups every gateway listens to (RFC 2974 §3): IPv4 global scope 224.2.127.254,
-    /// IPv4 administrative scope 239.255.255.255 (where VLC announces) and IPv6 site-local
-    /// ff05::2:7ffe and global ff0e::2:7ffe, all on port 9875.
-    public static let defaultSAPGroups: [IPAddress] = ["224.2.127.254", "239.255.255.255", "ff05::2:7ffe", "ff0e::2:7ffe"]
-        .compactMap { IPAddress(parsing: $0) }
-
-    /// `groups` on the SAP port.
-    public static func sap(_ groups: [IPAddress] = defaultSAPGroups) -> [MulticastEndpoint] {
-        groups.map { MulticastEndpoint(group: $0, port: SAPMessage.port) }
+    /// `groups` on the SAP port (RFC 2974 §3), by default the configuration's well-known SAP
+    /// groups: 224.2.127.254 (where FFmpeg announces), 239.255.255.255 (where VLC announces
+    /// 239.255/16 groups) and ff0e::2:7ffe.
+    public static func sap(_ groups: [IPAddress] = GatewayConfig.Discovery.wellKnownSAPGroups) -> [IngestEndpoint] {
+        groups.map { IngestEndpoint(group: $0, port: SAPMessage.port) }
     }
 }
 
@@ -53,7 +30,7 @@ public struct GroupMembership: Hashable, Sendable, Comparable, CustomStringConve
         a.group != b.group ? a.group < b.group : sourceOrder(a.source, b.source)
     }
 
-    /// Any-source (nil) sorts before a specific source.
+    /// Any-source (nil) sorts before a specific source, as in `IngestEndpoint`.
     static func sourceOrder(_ a: IPAddress?, _ b: IPAddress?) -> Bool {
         switch (a, b) {
         case (nil, nil), (_?, nil): return false
