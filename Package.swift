@@ -65,8 +65,8 @@ let package = Package(
 
         // MARK: Tests: one target per module; fixtures live beside them under Tests/Fixtures.
         .target(name: "TestSupport", path: "Tests/Support"),
-        .testTarget(name: "GrandstandCoreTests", dependencies: ["GrandstandCore", "TestSupport"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
+        .testTarget(name: "GrandstandCoreTests", dependencies: ["GrandstandCore", "Capture", "TestSupport"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "MediaCodecTests", dependencies: ["MediaCodec", "TestSupport"]),
         .testTarget(name: "ErasureCodingTests", dependencies: ["ErasureCoding", "TestSupport"]),
