@@ -46,7 +46,8 @@ let package = Package(
         .target(name: "Capture", dependencies: ["CGSPcap"], path: "Sources/Adapters/Capture"),
         .target(name: "Systemd", dependencies: ["CGSSystemd"], path: "Sources/Adapters/Systemd"),
         .target(name: "MediaCodec", dependencies: ["CGSAVCodec"], path: "Sources/Adapters/MediaCodec"),
-        .target(name: "ErasureCoding", dependencies: ["CGSISAL"], path: "Sources/Adapters/ErasureCoding"),
+        // Implements the core's ReedSolomonMath (FEC protection windows) with ISA-L.
+        .target(name: "ErasureCoding", dependencies: ["CGSISAL", "GrandstandCore"], path: "Sources/Adapters/ErasureCoding"),
         .target(name: "WiFi", dependencies: ["CGSNetlink"], path: "Sources/Adapters/WiFi"),
         .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
         .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem"], path: "Sources/Adapters/HTTPServer"),
@@ -67,7 +68,7 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "MediaCodecTests", dependencies: ["MediaCodec", "TestSupport"]),
-        .testTarget(name: "ErasureCodingTests", dependencies: ["ErasureCoding", "TestSupport"]),
+        .testTarget(name: "ErasureCodingTests", dependencies: ["ErasureCoding", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "WiFiTests", dependencies: ["WiFi"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
