@@ -9,9 +9,10 @@
 ///     8–9:   RTP sequence number of the window's first source (sources are consecutive)
 ///     10–11: symbol length S (bytes of repair data after this header)
 ///     12–15: SSRC of the protected source stream
+///     16–19: CRC-32C of the repair symbol (checked before the symbol is used)
 public struct ReedSolomonRepairHeader: Sendable, Equatable {
     public static let version: UInt8 = 1
-    public static let size = 16
+    public static let size = 20
     /// Each source's symbol is its length (2 bytes) followed by the whole RTP packet, zero-padded.
     public static let symbolOverhead = 2
 
@@ -22,9 +23,11 @@ public struct ReedSolomonRepairHeader: Sendable, Equatable {
     public var sequenceBase: UInt16
     public var symbolLength: Int
     public var ssrc: UInt32
+    /// CRC-32C of the repair symbol.
+    public var symbolChecksum: UInt32
 
     public init(sourceCount: Int, repairCount: Int, repairIndex: Int, windowID: UInt32, sequenceBase: UInt16,
-                symbolLength: Int, ssrc: UInt32) {
+                symbolLength: Int, ssrc: UInt32, symbolChecksum: UInt32) {
         self.sourceCount = sourceCount
         self.repairCount = repairCount
         self.repairIndex = repairIndex
@@ -32,7 +35,11 @@ public struct ReedSolomonRepairHeader: Sendable, Equatable {
         self.sequenceBase = sequenceBase
         self.symbolLength = symbolLength
         self.ssrc = ssrc
+        self.symbolChecksum = symbolChecksum
     }
+
+    /// CRC-32C of `symbol`, the value of `symbolChecksum` for an intact repair.
+    public static func checksum(of symbol: some Collection<UInt8>) -> UInt32 { CRC32C.checksum(symbol) }
 
     /// Why a repair packet was refused.
     public enum ParseError: Error, Sendable, Equatable {
@@ -57,7 +64,8 @@ public struct ReedSolomonRepairHeader: Sendable, Equatable {
     public static func parse(body: ArraySlice<UInt8>) -> Result<(ReedSolomonRepairHeader, ArraySlice<UInt8>), ParseError> {
         guard let first = body.octet(at: 0), let k = body.octet(at: 1), let m = body.octet(at: 2),
               let index = body.octet(at: 3), let id = body.be32(at: 4), let base = body.be16(at: 8),
-              let length = body.be16(at: 10), let ssrc = body.be32(at: 12) else { return .failure(.truncated) }
+              let length = body.be16(at: 10), let ssrc = body.be32(at: 12),
+              let crc = body.be32(at: 16) else { return .failure(.truncated) }
         guard first >> 4 == version else { return .failure(.unsupportedVersion(first >> 4)) }
         guard first & 0x0F == 0 else { return .failure(.reservedBitsSet) }
         guard k >= 1, m >= 1, index < m else { return .failure(.impossibleShape(k: Int(k), m: Int(m), index: Int(index))) }
@@ -65,7 +73,7 @@ public struct ReedSolomonRepairHeader: Sendable, Equatable {
         let symbol = body.suffix(from: size) ?? []
         guard symbol.count == Int(length) else { return .failure(.lengthMismatch(declared: Int(length), actual: symbol.count)) }
         let header = ReedSolomonRepairHeader(sourceCount: Int(k), repairCount: Int(m), repairIndex: Int(index), windowID: id,
-                                             sequenceBase: base, symbolLength: Int(length), ssrc: ssrc)
+                                             sequenceBase: base, symbolLength: Int(length), ssrc: ssrc, symbolChecksum: crc)
         return .success((header, symbol))
     }
 
@@ -81,6 +89,7 @@ public struct ReedSolomonRepairHeader: Sendable, Equatable {
         out.appendBE16(sequenceBase)
         out.appendBE16(UInt16(truncatingIfNeeded: symbolLength))
         out.appendBE32(ssrc)
+        out.appendBE32(symbolChecksum)
         return out
     }
 

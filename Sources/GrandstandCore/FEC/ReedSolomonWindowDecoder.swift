@@ -2,9 +2,9 @@
 /// machine fed the source RTP packets and the repair packets (`ReedSolomonRepairHeader`) with
 /// their arrival times; it returns the source packets in order (received or rebuilt), the lost
 /// ones, and each closed window. Recovery happens the moment a window holds k of its k + m
-/// symbols; a window that cannot recover fails when all m repairs are in, when a repair of a
-/// window two or more ids newer arrives, or `timeoutNanoseconds` after its first repair — and
-/// its missing packets are released as lost at once, so delivery never stalls.
+/// symbols; a window that cannot recover fails when all m repairs are in and a later packet
+/// arrived, when a repair of a newer window arrives, or `timeoutNanoseconds` after its first
+/// repair — and its missing packets are released as lost at once, so delivery never stalls.
 public struct ReedSolomonWindowDecoder {
     struct Window {
         var id: UInt32
@@ -14,6 +14,7 @@ public struct ReedSolomonWindowDecoder {
         var symbolLength: Int
         var ssrc: UInt32
         var repairs: [Int: [UInt8]] = [:]
+        var checksums: [Int: UInt32] = [:]
         var deadline: Int64
         var warning: Bool
         var end: Int64 { base + Int64(k) }
@@ -63,7 +64,8 @@ public struct ReedSolomonWindowDecoder {
         case .stored, .restart: break
         }
         if outcome != .duplicate {
-            for id in windows.keys.sorted() where windows[id].map({ $0.base <= ext && ext < $0.end }) == true {
+            // The packet may complete its window, or show that an earlier window's sources are over.
+            for id in windows.keys.sorted() where windows[id].map({ $0.base <= ext }) == true {
                 actions += attempt(id, now: now)
             }
         }
@@ -81,6 +83,7 @@ public struct ReedSolomonWindowDecoder {
             return []
         }
         let id = header.windowID
+        stats.repairPackets += 1
         if closedIDs.contains(id) || isStale(id) {
             stats.repairPacketsLate += 1
             return []
@@ -97,15 +100,15 @@ public struct ReedSolomonWindowDecoder {
                 return []
             }
             window.repairs[header.repairIndex] = Array(symbol)
+            window.checksums[header.repairIndex] = header.symbolChecksum
             windows[id] = window
-            stats.repairPackets += 1
         } else {
             let k = header.sourceCount, m = header.repairCount
             let window = Window(id: id, k: k, m: m, base: buffer.extend(header.sequenceBase), symbolLength: header.symbolLength,
                                 ssrc: header.ssrc, repairs: [header.repairIndex: Array(symbol)],
+                                checksums: [header.repairIndex: header.symbolChecksum],
                                 deadline: now + configuration.timeoutNanoseconds,
                                 warning: k + m > configuration.recommendedMaxSymbols)
-            stats.repairPackets += 1
             actions += openWindow(window, now: now)
             guard windows[id] != nil else { return actions + release(now: now) }
         }
@@ -151,8 +154,8 @@ public struct ReedSolomonWindowDecoder {
             }
         }
         if newest == nil || Int32(bitPattern: window.id &- newest!.id) > 0 { newest = (window.id, window.end) }
-        // A window two or more ids older than this one will get no more repairs.
-        for id in windows.keys.sorted() where Int32(bitPattern: window.id &- id) >= 2 {
+        // The sender sends a window's repairs before the next window's: older windows get no more.
+        for id in windows.keys.sorted() where Int32(bitPattern: window.id &- id) >= 1 {
             actions += attempt(id, now: now, final: true)
         }
         if window.k + window.m > 255 || window.k + window.m > configuration.maxSymbols {
@@ -182,11 +185,11 @@ public struct ReedSolomonWindowDecoder {
 
     /// Recovers window `id` if it holds k symbols; with `final`, fails it if it cannot.
     private mutating func attempt(_ id: UInt32, now: Int64, final: Bool = false) -> [FECAction] {
-        guard let window = windows[id] else { return [] }
+        guard var window = windows[id] else { return [] }
         let missing = (0..<window.k).filter { !buffer.contains(window.base + Int64($0)) }
         if missing.isEmpty { return close(id, failed: false, now: now) }
         guard window.k - missing.count + window.repairs.count >= window.k else {
-            return final || window.repairs.count == window.m ? close(id, failed: true, now: now) : []
+            return final || exhausted(window) ? close(id, failed: true, now: now) : []
         }
         // Any k symbols do: every source that arrived, then repairs in index order.
         var received: [Int: [UInt8]] = [:]
@@ -199,8 +202,18 @@ public struct ReedSolomonWindowDecoder {
             }
             received[index] = ReedSolomonRepairHeader.symbol(for: entry.bytes, symbolLength: window.symbolLength)
         }
+        // Repairs are checked (CRC-32C) only when used; a corrupted one is dropped and counted.
         for (index, symbol) in window.repairs.sorted(by: { $0.key < $1.key }) where received.count < window.k {
+            guard CRC32C.checksum(symbol) == window.checksums[index] else {
+                window.repairs[index] = nil
+                stats.repairPacketsMalformed += 1
+                continue
+            }
             received[window.k + index] = symbol
+        }
+        windows[id] = window
+        guard received.count >= window.k else {
+            return final || exhausted(window) ? close(id, failed: true, now: now) : []
         }
         let rebuilt: [Int: [UInt8]]
         do {
@@ -226,6 +239,12 @@ public struct ReedSolomonWindowDecoder {
             tooLate = true
         }
         return close(id, failed: tooLate, now: now, recovered: tooLate ? 0 : packets.count, lost: missing.count)
+    }
+
+    /// Every repair is in and the stream has moved past the window's last source: nothing more
+    /// can come (short of reordering beyond a window, which the timeout covers).
+    private func exhausted(_ window: Window) -> Bool {
+        window.checksums.count == window.m && buffer.started && buffer.highest >= window.end - 1
     }
 
     private mutating func close(_ id: UInt32, failed: Bool, now: Int64, recovered: Int = 0, lost: Int? = nil) -> [FECAction] {

@@ -106,7 +106,8 @@ public struct ReedSolomonWindowEncoder {
             packet.appendBE32(windowSSRC)
             nextRepairSequence &+= 1
             let header = ReedSolomonRepairHeader(sourceCount: k, repairCount: m, repairIndex: index, windowID: id,
-                                                 sequenceBase: windowBase, symbolLength: symbolLength, ssrc: windowSSRC)
+                                                 sequenceBase: windowBase, symbolLength: symbolLength, ssrc: windowSSRC,
+                                                 symbolChecksum: CRC32C.checksum(symbol))
             packet += header.bytes
             packet += symbol
             packets.append(packet)
