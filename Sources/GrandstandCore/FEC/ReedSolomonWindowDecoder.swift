@@ -188,6 +188,9 @@ public struct ReedSolomonWindowDecoder {
         guard var window = windows[id] else { return [] }
         let missing = (0..<window.k).filter { !buffer.contains(window.base + Int64($0)) }
         if missing.isEmpty { return close(id, failed: false, now: now) }
+        // A source not yet passed by the stream may just be late (reordered across flows): it
+        // counts as lost once a later source arrived, or when the window must close.
+        if !final, let last = missing.last, window.base + Int64(last) > buffer.highest { return [] }
         guard window.k - missing.count + window.repairs.count >= window.k else {
             return final || exhausted(window) ? close(id, failed: true, now: now) : []
         }

@@ -249,6 +249,9 @@ public struct SMPTE2022Decoder {
                 let members = (0..<Int64(fec.count)).map { key.base + $0 * Int64(fec.offset) }
                 let missing = members.filter { !buffer.contains($0) }
                 guard missing.count <= 1 else { continue }
+                // A packet the media flow has not passed yet may only be late (FEC and media
+                // travel separately): it is lost once a later one arrived, or at the deadline.
+                if let lost = missing.first, !final, lost > buffer.highest { continue }
                 matrix.spent.insert(key)
                 guard let lost = missing.first else { continue }
                 guard let packet = rebuild(lost, fec: fec, members: members) else {
