@@ -62,6 +62,9 @@ let package = Package(
             ],
             path: "Sources/grandstand"),
 
+        // MARK: Benchmarks (tools/bench): `swift run -c release fec-bench`.
+        .executableTarget(name: "fec-bench", dependencies: ["GrandstandCore", "ErasureCoding", "CGSISAL"], path: "tools/bench/fec"),
+
         // MARK: Tests: one target per module; fixtures live beside them under Tests/Fixtures.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "GrandstandCoreTests", dependencies: ["GrandstandCore", "TestSupport"]),
