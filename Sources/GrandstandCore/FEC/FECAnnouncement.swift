@@ -26,37 +26,38 @@ public enum FECAnnouncement: Sendable, Equatable {
             guard items[key] == nil else { return .failure(ParseError(reason: "'\(key)' appears twice")) }
             items[key] = String(parts[1]).trimmingSpaces()
         }
-        func number(_ key: String, _ range: ClosedRange<Int>, default value: Int? = nil) -> Result<Int, ParseError> {
+        var failure: ParseError? = nil
+        func number(_ key: String, _ range: ClosedRange<Int>, default value: Int? = nil) -> Int {
             guard let text = items[key] else {
-                return value.map { .success($0) } ?? .failure(ParseError(reason: "'\(key)' is missing"))
+                if value == nil, failure == nil { failure = ParseError(reason: "'\(key)' is missing") }
+                return value ?? 0
             }
             guard let n = Int(text), range.contains(n) else {
-                return .failure(ParseError(reason: "'\(key)=\(text)' is not a number in \(range.lowerBound)…\(range.upperBound)"))
+                if failure == nil {
+                    failure = ParseError(reason: "'\(key)=\(text)' is not a number in \(range.lowerBound)…\(range.upperBound)")
+                }
+                return 0
             }
-            return .success(n)
+            return n
         }
-        do {
-            switch items["scheme"]?.lowercased() {
-            case "rs":
-                let k = try number("k", 1...255).get(), m = try number("m", 1...255).get()
-                let port = try number("port", 1...65535, default: mediaPort + 2).get()
-                let pt = try number("pt", 0...127, default: 97).get()
-                return .success(.reedSolomon(sourceCount: k, repairCount: m, port: port, payloadType: UInt8(pt)))
-            case "smpte2022-1":
-                let l = try number("l", 1...255).get(), d = try number("d", 1...255).get()
-                let column = try number("column-port", 1...65535, default: mediaPort + 2).get()
-                let row: Int? = items["row-port"]?.lowercased() == "none" ? nil
-                    : try number("row-port", 1...65535, default: mediaPort + 4).get()
-                let pt = try number("pt", 0...127, default: 96).get()
-                return .success(.smpte2022(columns: l, rows: d, columnPort: column, rowPort: row, payloadType: UInt8(pt)))
-            case let other:
-                return .failure(ParseError(reason: other.map { "unknown scheme '\($0)'" } ?? "'scheme' is missing"))
-            }
-        } catch let error as ParseError {
-            return .failure(error)
-        } catch {
-            return .failure(ParseError(reason: "\(error)"))
+        let announcement: FECAnnouncement
+        switch items["scheme"]?.lowercased() {
+        case "rs":
+            let k = number("k", 1...255), m = number("m", 1...255)
+            let port = number("port", 1...65535, default: mediaPort + 2)
+            let pt = number("pt", 0...127, default: 97)
+            announcement = .reedSolomon(sourceCount: k, repairCount: m, port: port, payloadType: UInt8(pt))
+        case "smpte2022-1":
+            let l = number("l", 1...255), d = number("d", 1...255)
+            let column = number("column-port", 1...65535, default: mediaPort + 2)
+            let row: Int? = items["row-port"]?.lowercased() == "none" ? nil : number("row-port", 1...65535, default: mediaPort + 4)
+            let pt = number("pt", 0...127, default: 96)
+            announcement = .smpte2022(columns: l, rows: d, columnPort: column, rowPort: row, payloadType: UInt8(pt))
+        case let other:
+            return .failure(ParseError(reason: other.map { "unknown scheme '\($0)'" } ?? "'scheme' is missing"))
         }
+        if let failure { return .failure(failure) }
+        return .success(announcement)
     }
 
     /// The attribute value a sender announces (every field explicit).
