@@ -71,3 +71,15 @@ import GrandstandCore
         #expect(decoder.stats.recoveredPackets == (losses <= 5 ? losses : 0))
     }
 }
+
+@Suite struct ISALChecksumTests {
+    @Test func crc32cIsCastagnoli() {
+        let math = ISALReedSolomonMath()
+        let check = Array("123456789".utf8).withUnsafeBufferPointer { math.crc32c($0) }
+        #expect(check == 0xE306_9283)
+        var random = SeededBytes(state: 3)
+        let bytes = random.bytes(1330)
+        let isal = bytes.withUnsafeBufferPointer { math.crc32c($0) }
+        #expect(isal == ReedSolomonRepairHeader.checksum(of: bytes))
+    }
+}

@@ -1,3 +1,4 @@
+import CGSISAL
 import GrandstandCore
 
 /// The product's GF(2^8) math for Reed-Solomon protection windows: the core's `ReedSolomonMath`
@@ -64,5 +65,25 @@ public final class ISALReedSolomonMath: ReedSolomonMath {
                             received: [Int: [UInt8]]) throws -> [Int: [UInt8]] {
         let decoder = try decoder(sourceCount: k, repairCount: m, received: received.keys)
         return try decoder.reconstruct(received: received, length: symbolLength)
+    }
+
+    /// The hot path: ISA-L reads the survivors in place and writes the rebuilt sources in place.
+    public func reconstruct(sourceCount k: Int, repairCount m: Int, symbolLength: Int, indices: [Int],
+                            symbols: UnsafeBufferPointer<UInt8>, output: UnsafeMutableBufferPointer<UInt8>) throws {
+        let decoder = try decoder(sourceCount: k, repairCount: m, received: indices)
+        guard indices == decoder.survivors, symbols.count >= k * symbolLength,
+              output.count >= decoder.missing.count * symbolLength, let input = symbols.baseAddress else {
+            throw ErasureCodingError("reconstruct", .wrongOutputCount(expected: decoder.missing.count, got: output.count / max(1, symbolLength)))
+        }
+        guard let out = output.baseAddress, !decoder.missing.isEmpty else { return }
+        let inputs = (0..<k).map { Optional(UnsafeMutablePointer(mutating: input + $0 * symbolLength)) }
+        let outputs = (0..<decoder.missing.count).map { Optional(out + $0 * symbolLength) }
+        try decoder.reconstructUnsafe(length: symbolLength, survivors: inputs, into: outputs)
+    }
+
+    /// CRC-32C with ISA-L's crc32_iscsi (SSE4.2 / ARMv8 CRC instructions where available).
+    public func crc32c(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
+        return ~crc32_iscsi(UnsafeMutablePointer(mutating: base), Int32(clamping: bytes.count), 0xFFFF_FFFF)
     }
 }

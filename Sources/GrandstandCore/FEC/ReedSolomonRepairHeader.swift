@@ -105,11 +105,10 @@ public struct ReedSolomonRepairHeader: Sendable, Equatable {
 
     /// The RTP packet inside a rebuilt symbol, if the symbol is well-formed: a plausible length
     /// and zero padding. The caller checks the RTP fields against the window.
-    static func packet(inSymbol symbol: [UInt8]) -> [UInt8]? {
-        guard symbol.count >= 2 else { return nil }
-        let length = Int(symbol[0]) << 8 | Int(symbol[1])
-        guard length >= 12, 2 + length <= symbol.count else { return nil }
-        for byte in symbol[(2 + length)...] where byte != 0 { return nil }
-        return Array(symbol[2..<(2 + length)])
+    static func packet(inSymbol symbol: ArraySlice<UInt8>) -> [UInt8]? {
+        guard let length = symbol.be16(at: 0).map(Int.init), length >= 12, 2 + length <= symbol.count else { return nil }
+        let start = symbol.startIndex
+        for byte in symbol[(start + 2 + length)...] where byte != 0 { return nil }
+        return Array(symbol[(start + 2)..<(start + 2 + length)])
     }
 }

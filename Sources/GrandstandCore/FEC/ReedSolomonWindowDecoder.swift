@@ -194,41 +194,72 @@ public struct ReedSolomonWindowDecoder {
         guard window.k - missing.count + window.repairs.count >= window.k else {
             return final || exhausted(window) ? close(id, failed: true, now: now) : []
         }
-        // Any k symbols do: every source that arrived, then repairs in index order.
-        var received: [Int: [UInt8]] = [:]
-        received.reserveCapacity(window.k)
-        for index in 0..<window.k {
-            guard let entry = buffer.entry(window.base + Int64(index)) else { continue }
-            guard entry.bytes.count + ReedSolomonRepairHeader.symbolOverhead <= window.symbolLength else {
-                stats.recoveriesRejected += missing.count
-                return close(id, failed: true, now: now)
-            }
-            received[index] = ReedSolomonRepairHeader.symbol(for: entry.bytes, symbolLength: window.symbolLength)
-        }
-        // Repairs are checked (CRC-32C) only when used; a corrupted one is dropped and counted.
-        for (index, symbol) in window.repairs.sorted(by: { $0.key < $1.key }) where received.count < window.k {
-            guard CRC32C.checksum(symbol) == window.checksums[index] else {
+        // Any k symbols do: every source that arrived, then repairs in index order. Repairs are
+        // checked (CRC-32C) only when used; a corrupted one is dropped and counted.
+        let k = window.k, size = window.symbolLength
+        var usable: [(Int, [UInt8])] = []
+        for (index, symbol) in window.repairs.sorted(by: { $0.key < $1.key }) where usable.count < missing.count {
+            let crc = symbol.withUnsafeBufferPointer { math.crc32c($0) }
+            guard crc == window.checksums[index] else {
                 window.repairs[index] = nil
                 stats.repairPacketsMalformed += 1
                 continue
             }
-            received[window.k + index] = symbol
+            usable.append((index, symbol))
         }
         windows[id] = window
-        guard received.count >= window.k else {
+        guard usable.count == missing.count else {
             return final || exhausted(window) ? close(id, failed: true, now: now) : []
         }
-        let rebuilt: [Int: [UInt8]]
+        var indices: [Int] = []
+        indices.reserveCapacity(k)
+        var symbols = [UInt8](repeating: 0, count: k * size)
+        var oversized = false
+        symbols.withUnsafeMutableBufferPointer { flat in
+            var slot = 0
+            for index in 0..<k {
+                guard let entry = buffer.entry(window.base + Int64(index)) else { continue }
+                let bytes = entry.bytes
+                guard bytes.count + ReedSolomonRepairHeader.symbolOverhead <= size else {
+                    oversized = true
+                    return
+                }
+                flat[slot * size] = UInt8(truncatingIfNeeded: bytes.count >> 8)
+                flat[slot * size + 1] = UInt8(truncatingIfNeeded: bytes.count)
+                bytes.withUnsafeBufferPointer { source in
+                    UnsafeMutableBufferPointer(rebasing: flat[(slot * size + 2)..<(slot * size + 2 + bytes.count)])
+                        .update(fromContentsOf: source)
+                }
+                indices.append(index)
+                slot += 1
+            }
+            for (index, symbol) in usable {
+                symbol.withUnsafeBufferPointer { source in
+                    UnsafeMutableBufferPointer(rebasing: flat[(slot * size)..<((slot + 1) * size)]).update(fromContentsOf: source)
+                }
+                indices.append(k + index)
+                slot += 1
+            }
+        }
+        guard !oversized else {
+            stats.recoveriesRejected += missing.count
+            return close(id, failed: true, now: now)
+        }
+        var rebuilt = [UInt8](repeating: 0, count: missing.count * size)
         do {
-            rebuilt = try math.reconstruct(sourceCount: window.k, repairCount: window.m, symbolLength: window.symbolLength,
-                                           received: received)
+            try symbols.withUnsafeBufferPointer { input in
+                try rebuilt.withUnsafeMutableBufferPointer { output in
+                    try math.reconstruct(sourceCount: k, repairCount: window.m, symbolLength: size, indices: indices,
+                                         symbols: input, output: output)
+                }
+            }
         } catch {
             return close(id, failed: true, now: now)
         }
         var packets: [(Int64, [UInt8])] = []
-        for index in missing {
+        for (slot, index) in missing.enumerated() {
             let ext = window.base + Int64(index)
-            guard let symbol = rebuilt[index], let packet = ReedSolomonRepairHeader.packet(inSymbol: symbol),
+            guard let packet = ReedSolomonRepairHeader.packet(inSymbol: rebuilt[(slot * size)..<((slot + 1) * size)]),
                   let fields = RTPFields(packet[...]), fields.sequence == UInt16(truncatingIfNeeded: ext),
                   fields.ssrc == window.ssrc else {
                 // A wrong survivor would corrupt every rebuilt packet: deliver none of them.

@@ -10,6 +10,8 @@ import Glibc
 #endif
 
 let quick = CommandLine.arguments.contains("--quick")
+/// `--decode-only`: just the RS decode table (for profiling).
+let decodeOnly = CommandLine.arguments.contains("--decode-only")
 let payload = 1316
 let targetBytes = quick ? 8_000_000 : 64_000_000
 
@@ -126,6 +128,7 @@ for (k, m) in [(20, 5), (50, 10), (100, 20)] {
 
         // Solve time: a full k×k inversion (gf_invert_matrix + tables for all k rows) against
         // ours (inversion + tables for the lost rows only), and ours from the pattern cache.
+        if decodeOnly { continue }
         let reps = quick ? 20 : 200
         var rows = [UInt8](repeating: 0, count: k * k)
         for (r, index) in survivors.prefix(k).enumerated() { for c in 0..<k { rows[r * k + c] = codec.coefficient(row: index, source: c) } }
@@ -145,6 +148,7 @@ for (k, m) in [(20, 5), (50, 10), (100, 20)] {
         solveRows.append("| \(k) | \(m) | \(e) | \(fmt(Double(full) / 1000, 1)) | \(fmt(Double(first) / 1000, 1)) | \(fmt(Double(cached) / 1000, 2)) | \(fmt(Double(cached) / Double(full), 3)) |")
     }
 }
+if decodeOnly { exit(0) }
 print("")
 print("## Per-window solve time (µs)")
 print("")
