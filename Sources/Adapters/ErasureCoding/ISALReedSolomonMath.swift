@@ -12,9 +12,31 @@ public final class ISALReedSolomonMath: ReedSolomonMath {
         var m: Int
     }
 
+    /// Which k symbols survived, as a 256-bit set (k + m ≤ 255), with the window shape.
     struct Pattern: Hashable {
         var shape: Shape
-        var survivors: [Int]
+        var bits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+        init(shape: Shape, survivors: [Int]) {
+            self.shape = shape
+            for i in survivors {
+                switch i >> 6 {
+                case 0: bits.0 |= 1 << UInt64(i & 63)
+                case 1: bits.1 |= 1 << UInt64(i & 63)
+                case 2: bits.2 |= 1 << UInt64(i & 63)
+                default: bits.3 |= 1 << UInt64(i & 63)
+                }
+            }
+        }
+
+        static func == (a: Pattern, b: Pattern) -> Bool { a.shape == b.shape && a.bits == b.bits }
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(shape)
+            hasher.combine(bits.0)
+            hasher.combine(bits.1)
+            hasher.combine(bits.2)
+            hasher.combine(bits.3)
+        }
     }
 
     /// Loss patterns kept; the cache is emptied when it would grow beyond this.
@@ -40,7 +62,7 @@ public final class ISALReedSolomonMath: ReedSolomonMath {
 
     /// The decode tables for the survivors `received` (the lowest k indices are used), cached.
     public func decoder(sourceCount k: Int, repairCount m: Int, received: some Sequence<Int>) throws -> ReedSolomonDecoder {
-        let survivors = Array(Set(received).sorted().prefix(k))
+        let survivors = Self.lowest(k, of: received)
         let pattern = Pattern(shape: Shape(k: k, m: m), survivors: survivors)
         if let decoder = decoders[pattern] {
             decodeCacheHits += 1
@@ -51,6 +73,13 @@ public final class ISALReedSolomonMath: ReedSolomonMath {
         if decoders.count >= maxCachedPatterns { decoders.removeAll() }
         decoders[pattern] = decoder
         return decoder
+    }
+
+    /// The k lowest distinct indices (already the case for the decoder's ascending lists).
+    static func lowest(_ k: Int, of received: some Sequence<Int>) -> [Int] {
+        let list = Array(received)
+        if list.count == k, zip(list, list.dropFirst()).allSatisfy({ $0 < $1 }) { return list }
+        return Array(Set(list).sorted().prefix(k))
     }
 
     public func encode(sourceCount k: Int, repairCount m: Int, symbolLength: Int, sources: [[UInt8]]) throws -> [[UInt8]] {

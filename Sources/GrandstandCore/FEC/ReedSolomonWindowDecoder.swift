@@ -312,8 +312,8 @@ public struct ReedSolomonWindowDecoder {
     // MARK: Delivery
 
     private mutating func release(now: Int64) -> [FECAction] {
-        let open = windows.values.map { ($0.base, $0.end) }
-        return buffer.release(now: now, stats: &stats) { ext in open.contains { $0.0 <= ext && ext < $0.1 } }
+        let open = windows
+        return buffer.release(now: now, stats: &stats) { ext in open.values.contains { $0.base <= ext && ext < $0.end } }
     }
 
     /// Closes every open window (failed if it misses sources) and flushes the stream.

@@ -107,7 +107,7 @@ public struct ReedSolomonWindowEncoder {
             nextRepairSequence &+= 1
             let header = ReedSolomonRepairHeader(sourceCount: k, repairCount: m, repairIndex: index, windowID: id,
                                                  sequenceBase: windowBase, symbolLength: symbolLength, ssrc: windowSSRC,
-                                                 symbolChecksum: CRC32C.checksum(symbol))
+                                                 symbolChecksum: symbol.withUnsafeBufferPointer { math.crc32c($0) })
             packet += header.bytes
             packet += symbol
             packets.append(packet)
