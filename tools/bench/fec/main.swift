@@ -9,6 +9,10 @@ import GrandstandCore
 import Glibc
 #endif
 
+if let flag = CommandLine.arguments.firstIndex(of: "--emit-2022"), flag + 1 < CommandLine.arguments.count {
+    emitSMPTE2022Interop(directory: CommandLine.arguments[flag + 1])
+    exit(0)
+}
 let quick = CommandLine.arguments.contains("--quick")
 /// `--decode-only`: just the RS decode table (for profiling).
 let decodeOnly = CommandLine.arguments.contains("--decode-only")
