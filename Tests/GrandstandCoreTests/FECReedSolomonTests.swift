@@ -238,6 +238,44 @@ struct RSRun {
         #expect(big.stats.windowError == 1 && big.stats.windowWarning == 1)
     }
 
+    @Test func inconsistentRepairsOfOneWindowAreCountedAndDropped() throws {
+        let run = RSRun()
+        let repairs = run.events.filter(\.0).map(\.1)
+        var decoder = ReedSolomonWindowDecoder(math: ReferenceReedSolomon())
+        var output = FECOutput()
+        for (i, source) in run.sources.enumerated() where i != 6 && i != 7 { output.add(decoder.receiveSource(source[...], nowNanoseconds: Int64(i))) }
+        // Window 8's repair 0 as sent, then its repair 1 with another sequence base, another
+        // symbol length, k changed, and a base far from the stream: all refused.
+        output.add(decoder.receiveRepair(repairs[3][...], nowNanoseconds: 20))
+        var shifted = repairs[4]; shifted[12 + 9] &+= 1
+        var longer = repairs[4]; longer[12 + 11] &+= 1; longer.append(0)
+        var otherK = repairs[4]; otherK[12 + 1] = 4
+        var far = repairs[6]; far[12 + 4 + 3] = 99; far[12 + 8] = 0x80
+        for (i, bad) in [shifted, longer, otherK, far].enumerated() { output.add(decoder.receiveRepair(bad[...], nowNanoseconds: 21 + Int64(i))) }
+        #expect(decoder.stats.repairPacketsMalformed == 4)
+        #expect(output.delivered.allSatisfy { !$0.recovered })
+        output.add(decoder.receiveRepair(repairs[4][...], nowNanoseconds: 30))   // intact: the second symbol needed
+        #expect(output.results.contains(.recovered))
+        #expect(output.delivered.filter(\.recovered).map(\.bytes) == [run.sources[6], run.sources[7]])
+    }
+
+    @Test func openWindowsAreBounded() {
+        var decoder = ReedSolomonWindowDecoder(math: ReferenceReedSolomon())
+        _ = decoder.receiveSource(FECPackets.rtp(sequence: 100)[...], nowNanoseconds: 0)
+        var failed = 0
+        for id in (0..<200).reversed() {   // older ids: none supersedes another
+            var header = ReedSolomonRepairHeader(sourceCount: 5, repairCount: 3, repairIndex: 0, windowID: UInt32(id),
+                                                 sequenceBase: 101, symbolLength: 4, ssrc: 0x1234_5678, symbolChecksum: 0)
+            header.symbolChecksum = ReedSolomonRepairHeader.checksum(of: [0, 0, 0, 0] as [UInt8])
+            let packet: [UInt8] = [0x80, 97, 0, 0, 0, 0, 0, 0, 0x12, 0x34, 0x56, 0x78] + header.bytes + [0, 0, 0, 0]
+            for case let .windowClosed(report) in decoder.receiveRepair(packet[...], nowNanoseconds: Int64(id)) where report.result == .failed {
+                failed += 1
+            }
+        }
+        #expect(decoder.openWindowCount == 64)
+        #expect(failed == 136)
+    }
+
     @Test func encoderCountsUnsupportedAndOversizedWindows() throws {
         var encoder = ReedSolomonWindowEncoder(configuration: .init(sourceCount: 200, repairCount: 100), math: ReferenceReedSolomon())
         var repairs = 0

@@ -33,6 +33,7 @@ public struct ReedSolomonWindowDecoder {
 
     static let closedMemory = 1024
     static let maxGhostWindows = 16
+    static let maxOpenWindows = 64
 
     public init(configuration: FECDecoderConfiguration = FECDecoderConfiguration(), math: any ReedSolomonMath) {
         self.configuration = configuration
@@ -103,8 +104,18 @@ public struct ReedSolomonWindowDecoder {
             window.checksums[header.repairIndex] = header.symbolChecksum
             windows[id] = window
         } else {
+            // A base far from the stream's position is garbage or a stale sender: not a window.
+            let base = buffer.extend(header.sequenceBase)
+            if buffer.started, abs(base - buffer.highest) > FECSourceBuffer.maxJump {
+                stats.repairPacketsMalformed += 1
+                return []
+            }
+            // Bounded state: at most `maxOpenWindows` windows wait at once; the oldest fails first.
+            if windows.count >= Self.maxOpenWindows, let oldest = windows.keys.min(by: { Int32(bitPattern: $0 &- $1) < 0 }) {
+                actions += close(oldest, failed: true, now: now)
+            }
             let k = header.sourceCount, m = header.repairCount
-            let window = Window(id: id, k: k, m: m, base: buffer.extend(header.sequenceBase), symbolLength: header.symbolLength,
+            let window = Window(id: id, k: k, m: m, base: base, symbolLength: header.symbolLength,
                                 ssrc: header.ssrc, repairs: [header.repairIndex: Array(symbol)],
                                 checksums: [header.repairIndex: header.symbolChecksum],
                                 deadline: now + configuration.timeoutNanoseconds,

@@ -67,6 +67,7 @@ public struct SMPTE2022Decoder {
     public private(set) var stats = FECStats()
 
     static let maxPending = 256
+    static let maxOpenMatrices = 32
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -125,6 +126,11 @@ public struct SMPTE2022Decoder {
             return []
         }
         let ext = buffer.extend(fec.snBase)
+        // SNBase far from the media position: garbage or a stale sender.
+        if buffer.started, abs(ext - buffer.highest) > FECSourceBuffer.maxJump {
+            stats.repairPacketsMalformed += 1
+            return []
+        }
         var actions: [FECAction] = []
         if fec.isRow {
             rowsSeen = true
@@ -198,6 +204,7 @@ public struct SMPTE2022Decoder {
     private mutating func ensureMatrix(_ n: Int64, now: Int64) -> [FECAction] {
         guard let anchor, let span, let columns, let rows, n >= firstMatrix, matrices[n] == nil, !closed.contains(n) else { return [] }
         let base = anchor + n * span
+        var actions: [FECAction] = []
         if span > Int64(configuration.maxMatrixPackets) {
             let report = FECWindowReport(windowID: n, sourceCount: Int(span), repairCount: columns + rows,
                                          firstSequence: UInt16(truncatingIfNeeded: base), lostSources: 0, recoveredSources: 0,
@@ -206,10 +213,14 @@ public struct SMPTE2022Decoder {
             stats.count(report)
             return [.windowClosed(report)]
         }
+        // Bounded state: the oldest open matrix closes first.
+        if matrices.count >= Self.maxOpenMatrices, let oldest = matrices.keys.min() {
+            actions += evaluate(oldest, now: now, final: true)
+        }
         var matrix = Matrix(index: n, base: base, lastActivity: now)
         if buffer.started, buffer.highest >= base + span { matrix.endSeenAt = now }
         matrices[n] = matrix
-        return []
+        return actions
     }
 
     private mutating func place(ext: Int64, fec: SMPTE2022FECPacket, now: Int64) -> [FECAction] {
