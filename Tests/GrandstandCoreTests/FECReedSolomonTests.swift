@@ -276,6 +276,23 @@ struct RSRun {
         #expect(failed == 136)
     }
 
+    @Test func aSenderRestartFlushesAndStartsOver() {
+        let before = FECPackets.stream(count: 3, firstSequence: 100)
+        let jumped = FECPackets.stream(count: 2, firstSequence: 40_000)
+        let otherSSRC = FECPackets.rtp(sequence: 40_002, ssrc: 0xBEEF)
+        var decoder = ReedSolomonWindowDecoder(math: ReferenceReedSolomon())
+        var output = FECOutput()
+        output.add(decoder.receiveSource(before[0][...], nowNanoseconds: 0))
+        output.add(decoder.receiveSource(before[2][...], nowNanoseconds: 1))     // 102 held behind 101
+        output.add(decoder.receiveSource(jumped[0][...], nowNanoseconds: 2))     // far jump: flush, restart
+        #expect(output.sequences == [100, 102, 40_000] && output.lost == [101])
+        output.add(decoder.receiveSource(jumped[1][...], nowNanoseconds: 3))
+        output.add(decoder.receiveSource(otherSSRC[...], nowNanoseconds: 4))     // new SSRC: restart too
+        output.add(decoder.finish(nowNanoseconds: 5))
+        #expect(output.sequences == [100, 102, 40_000, 40_001, 40_002])
+        #expect(decoder.stats.sourcePackets == 5 && decoder.stats.unrecoveredPackets == 1)
+    }
+
     @Test func encoderCountsUnsupportedAndOversizedWindows() throws {
         var encoder = ReedSolomonWindowEncoder(configuration: .init(sourceCount: 200, repairCount: 100), math: ReferenceReedSolomon())
         var repairs = 0
