@@ -3,7 +3,7 @@
 /// A small pure-Swift Reed-Solomon over GF(2^8) (polynomial 0x11D) with ISA-L's Cauchy generator
 /// (repair row k + r, source j: 1 / ((k + r) ⊕ j)), so the core's windows are tested without a C
 /// library; tests/ErasureCodingTests run the same windows through ISA-L.
-final class ReferenceReedSolomon: ReedSolomonMath {
+final class ReferenceReedSolomon: ReedSolomonMath, Sendable {
     static let exp: [UInt8] = {
         var table = [UInt8](repeating: 0, count: 512)
         var x = 1
@@ -30,9 +30,6 @@ final class ReferenceReedSolomon: ReedSolomonMath {
         index < k ? (0..<k).map { $0 == index ? 1 : 0 } : (0..<k).map { inv(UInt8(index ^ $0)) }
     }
 
-    private(set) var reconstructions = 0
-    var failNext = false
-
     func encode(sourceCount k: Int, repairCount m: Int, symbolLength: Int, sources: [[UInt8]]) throws -> [[UInt8]] {
         (0..<m).map { r in
             let coefficients = Self.row(k + r, k: k)
@@ -47,7 +44,6 @@ final class ReferenceReedSolomon: ReedSolomonMath {
     struct Singular: Error {}
 
     func reconstruct(sourceCount k: Int, repairCount m: Int, symbolLength: Int, received: [Int: [UInt8]]) throws -> [Int: [UInt8]] {
-        reconstructions += 1
         let indices = received.keys.sorted().prefix(k)
         guard indices.count == k else { throw Singular() }
         // Gauss-Jordan on [A | symbols]: A's rows are the generator rows of the survivors.

@@ -1,12 +1,15 @@
 import CGSISAL
 import GrandstandCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The product's GF(2^8) math for Reed-Solomon protection windows: the core's `ReedSolomonMath`
 /// over ISA-L (Cauchy generator, SIMD multiply-accumulate). Codecs are built once per (k, m) and
 /// decode tables once per loss pattern (which k symbols survived), then reused: a stream with a
-/// recurring loss pattern pays for one matrix inversion. One instance per decoder or encoder
-/// (not thread-safe: the caches are unsynchronised).
-public final class ISALReedSolomonMath: ReedSolomonMath {
+/// recurring loss pattern pays for one matrix inversion. The caches sit behind a mutex, so one
+/// instance may be shared, though one per channel avoids contention.
+public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
     struct Shape: Hashable {
         var k: Int
         var m: Int
@@ -46,12 +49,32 @@ public final class ISALReedSolomonMath: ReedSolomonMath {
     public private(set) var decodeCacheHits = 0
     public private(set) var decodeCacheMisses = 0
 
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
     public init(maxCachedPatterns: Int = 512) {
         self.maxCachedPatterns = maxCachedPatterns
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    private func locked<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
     }
 
     /// The codec for k sources and m repairs, built on first use.
     public func codec(sourceCount k: Int, repairCount m: Int) throws -> ReedSolomonCodec {
+        try locked { try cachedCodec(sourceCount: k, repairCount: m) }
+    }
+
+    private func cachedCodec(sourceCount k: Int, repairCount m: Int) throws -> ReedSolomonCodec {
         let shape = Shape(k: k, m: m)
         if let codec = codecs[shape] { return codec }
         let codec = try ReedSolomonCodec(sourceCount: k, repairCount: m)
@@ -63,13 +86,17 @@ public final class ISALReedSolomonMath: ReedSolomonMath {
     /// The decode tables for the survivors `received` (the lowest k indices are used), cached.
     public func decoder(sourceCount k: Int, repairCount m: Int, received: some Sequence<Int>) throws -> ReedSolomonDecoder {
         let survivors = Self.lowest(k, of: received)
+        return try locked { try cachedDecoder(sourceCount: k, repairCount: m, survivors: survivors) }
+    }
+
+    private func cachedDecoder(sourceCount k: Int, repairCount m: Int, survivors: [Int]) throws -> ReedSolomonDecoder {
         let pattern = Pattern(shape: Shape(k: k, m: m), survivors: survivors)
         if let decoder = decoders[pattern] {
             decodeCacheHits += 1
             return decoder
         }
         decodeCacheMisses += 1
-        let decoder = try codec(sourceCount: k, repairCount: m).decoder(forReceived: survivors)
+        let decoder = try cachedCodec(sourceCount: k, repairCount: m).decoder(forReceived: survivors)
         if decoders.count >= maxCachedPatterns { decoders.removeAll() }
         decoders[pattern] = decoder
         return decoder

@@ -2,8 +2,8 @@
 /// arrive after a gap (at most `hold` past their arrival unless a still-open window may fill the
 /// gap), releases them in order exactly once, and keeps the last `history` released packets so
 /// repair data arriving later can still use them. A ring of slots indexed by extended sequence.
-struct FECSourceBuffer {
-    struct Entry {
+struct FECSourceBuffer: Sendable {
+    struct Entry: Sendable {
         var ext: Int64
         var bytes: [UInt8]
         var arrival: Int64

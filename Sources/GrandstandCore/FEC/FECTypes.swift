@@ -172,7 +172,7 @@ public struct FECDecoderConfiguration: Sendable, Equatable {
 }
 
 /// The RTP fixed-header fields FEC needs, read without allocating (RFC 3550 §5.1).
-struct RTPFields: Equatable {
+struct RTPFields: Equatable, Sendable {
     var first: UInt8
     var second: UInt8
     var sequence: UInt16

@@ -3,8 +3,10 @@
 /// small pure-Swift reference. The code must be systematic and MDS with ISA-L's Cauchy generator
 /// (`gf_gen_cauchy1_matrix`, field polynomial 0x11D): symbol i < k is source i, symbol k + r is
 /// repair r = Σ_j g[k+r][j] · source j with g[i][j] = 1 / (i ⊕ j). Sender and receiver must agree
-/// on it byte for byte (docs/protocol.md, "Reed-Solomon protection windows").
-public protocol ReedSolomonMath {
+/// on it byte for byte (docs/protocol.md, "Reed-Solomon protection windows"). Sendable so
+/// decoders can live in the pipeline's Sendable recovery stages; implementations that cache
+/// must synchronise.
+public protocol ReedSolomonMath: Sendable {
     /// The m repair symbols of k sources, every symbol `symbolLength` bytes.
     func encode(sourceCount k: Int, repairCount m: Int, symbolLength: Int, sources: [[UInt8]]) throws -> [[UInt8]]
 

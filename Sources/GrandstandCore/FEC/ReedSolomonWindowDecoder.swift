@@ -5,8 +5,8 @@
 /// symbols; a window that cannot recover fails when all m repairs are in and a later packet
 /// arrived, when a repair of a newer window arrives, or `timeoutNanoseconds` after its first
 /// repair — and its missing packets are released as lost at once, so delivery never stalls.
-public struct ReedSolomonWindowDecoder {
-    struct Window {
+public struct ReedSolomonWindowDecoder: Sendable {
+    struct Window: Sendable {
         var id: UInt32
         var k: Int
         var m: Int

@@ -2,7 +2,7 @@
 /// source RTP packets into a window and emits its m repair RTP packets right after the window's
 /// last source. Pure: packets in, packets out. A sequence gap or SSRC change at the sender closes
 /// the current window early (a shorter k in its headers).
-public struct ReedSolomonWindowEncoder {
+public struct ReedSolomonWindowEncoder: Sendable {
     public struct Configuration: Sendable, Equatable {
         public var sourceCount: Int
         public var repairCount: Int

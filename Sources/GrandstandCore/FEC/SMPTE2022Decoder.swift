@@ -7,7 +7,7 @@
 /// FEC (SNBase = matrix start + column) the rest; with column FEC only, the first column FEC seen
 /// is taken as column 0. Matrices that began before the first media packet, and the unfinished
 /// matrix at the end of input, are not counted.
-public struct SMPTE2022Decoder {
+public struct SMPTE2022Decoder: Sendable {
     public struct Configuration: Sendable, Equatable {
         public var limits: FECDecoderConfiguration
         /// L and D as announced (SDP); nil to learn them from the FEC headers. FEC packets that
@@ -31,13 +31,13 @@ public struct SMPTE2022Decoder {
         }
     }
 
-    struct GroupKey: Hashable, Comparable {
+    struct GroupKey: Hashable, Comparable, Sendable {
         var isRow: Bool
         var base: Int64
         static func < (a: GroupKey, b: GroupKey) -> Bool { (a.base, a.isRow ? 1 : 0) < (b.base, b.isRow ? 1 : 0) }
     }
 
-    struct Matrix {
+    struct Matrix: Sendable {
         var index: Int64
         var base: Int64
         var groups: [GroupKey: SMPTE2022FECPacket] = [:]

@@ -4,7 +4,7 @@
 /// packet every D media packets (like FFmpeg's prompeg), so a burst does not take a column and
 /// its FEC together. `flush()` sends what is still queued. Input sequence numbers must be
 /// consecutive; a gap or SSRC change starts a new matrix.
-public struct SMPTE2022Encoder {
+public struct SMPTE2022Encoder: Sendable {
     public struct Configuration: Sendable, Equatable {
         public var columns: Int
         public var rows: Int
@@ -33,7 +33,7 @@ public struct SMPTE2022Encoder {
     }
 
     /// The running XOR of one group.
-    struct Accumulator {
+    struct Accumulator: Sendable {
         var base: UInt16 = 0
         var count = 0
         var bits: UInt8 = 0
