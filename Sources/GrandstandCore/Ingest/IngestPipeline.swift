@@ -79,12 +79,19 @@ public struct IngestPipeline: Sendable {
 
     /// One captured frame: link/IP/UDP decoding, then `ingest(_:)`.
     public mutating func ingest(frame: ArraySlice<UInt8>, link: LinkLayer, timestampNanoseconds: Int64) -> [IngestAction] {
+        ingest(frame: frame, link: link, timestampNanoseconds: timestampNanoseconds) { _ in }
+    }
+
+    /// As above; `heard` sees each decoded datagram first (the live driver's silence watch).
+    public mutating func ingest(frame: ArraySlice<UInt8>, link: LinkLayer, timestampNanoseconds: Int64,
+                                heard: (Datagram) -> Void) -> [IngestAction] {
         framesReceived += 1
         switch FrameDecoder.decode(frame, link: link, timestampNanoseconds: timestampNanoseconds) {
         case .failure(let reason):
             frameDrops.add(reason)
             return flushPending()
         case .success(let datagram):
+            heard(datagram)
             return ingest(datagram)
         }
     }
