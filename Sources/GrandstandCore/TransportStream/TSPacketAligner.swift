@@ -1,7 +1,9 @@
 /// Cuts bytes fed in pieces of any size into whole 188-byte packets, carrying a partial packet
-/// over to the next piece and re-finding sync (0x47 here and 188 bytes on) when it is lost.
+/// over to the next piece. Input is assumed to start aligned (datagrams do); when a packet does
+/// not start with 0x47, sync is lost and found again where 0x47 repeats 188 bytes on.
 public struct TSPacketAligner: Sendable {
     private var carry: [UInt8] = []
+    private var locked = true
     /// Bytes skipped while looking for sync.
     public private(set) var droppedBytes = 0
 
@@ -10,47 +12,50 @@ public struct TSPacketAligner: Sendable {
     /// Bytes held back waiting for the rest of their packet.
     public var pendingBytes: Int { carry.count }
 
-    /// Drops a partial packet (e.g. at a gap in the input): it can never be completed.
+    /// Drops a partial packet (e.g. at a gap in the input): it can never be completed. The next
+    /// input is assumed to start aligned again.
     public mutating func reset() {
         droppedBytes += carry.count
         carry.removeAll(keepingCapacity: true)
+        locked = true
     }
 
     /// The whole packets `bytes` completes, in order.
     public mutating func packets(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
         var out: [ArraySlice<UInt8>] = []
         out.reserveCapacity(bytes.count / TSPacket.size + 1)
-        var input = bytes
-        if !carry.isEmpty {
-            let need = TSPacket.size - carry.count
-            carry.append(contentsOf: input.prefix(need))
-            input = input.dropFirst(need)
-            guard carry.count == TSPacket.size else { return out }
-            let packet = carry
-            carry.removeAll(keepingCapacity: true)
-            if packet[0] == TSPacket.syncByte {
-                out.append(packet[...])
-            } else {
-                // Lost sync inside the carried bytes: rescan them together with the new input.
-                droppedBytes += 1
-                input = (Array(packet.dropFirst()) + input)[...]
-            }
+        let buffer: ArraySlice<UInt8>
+        if carry.isEmpty {
+            buffer = bytes
+        } else {
+            carry.append(contentsOf: bytes)
+            buffer = carry[...]
+            carry = []
         }
-        var i = input.startIndex
-        let end = input.endIndex
+        var i = buffer.startIndex
+        let end = buffer.endIndex
         while i < end {
-            if input[i] != TSPacket.syncByte || (i + TSPacket.size < end && input[i + TSPacket.size] != TSPacket.syncByte) {
+            if buffer[i] != TSPacket.syncByte {
+                locked = false
                 droppedBytes += 1
                 i += 1
                 continue
             }
-            if end - i < TSPacket.size {
-                carry.append(contentsOf: input[i..<end])
-                break
+            if !locked {
+                // Confirm with the next packet's sync byte; wait for more input if it is not here.
+                guard i + TSPacket.size < end else { break }
+                guard buffer[i + TSPacket.size] == TSPacket.syncByte else {
+                    droppedBytes += 1
+                    i += 1
+                    continue
+                }
+                locked = true
             }
-            out.append(input[i..<(i + TSPacket.size)])
+            guard end - i >= TSPacket.size else { break }
+            out.append(buffer[i..<(i + TSPacket.size)])
             i += TSPacket.size
         }
+        if i < end { carry = Array(buffer[i..<end]) }
         return out
     }
 }
