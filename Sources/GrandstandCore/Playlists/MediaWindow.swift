@@ -103,6 +103,7 @@ public struct MediaWindow: Sendable {
                                                    range: start..<(start + part.bytes.count)))
             segments[last].durationTicks += part.durationTicks
             bytes += part.bytes.count
+            if bytes > configuration.byteCap { evict() }
         case .segmentCompleted(let sequence, let duration):
             guard let last = segments.indices.last, segments[last].mediaSequence == sequence else { return }
             segments[last].complete = true

@@ -32,7 +32,7 @@ extension MediaWindow {
     }
 
     /// Resolves `position` against the window, clamped to it: further back than the window
-    /// starts at its oldest segment, at or after the live edge starts at the newest segment.
+    /// starts at its oldest segment; closer to the live edge than HOLD-BACK starts at HOLD-BACK.
     /// Nil when no segment is complete yet.
     public func rewindStart(_ position: RewindPosition) -> RewindStart? {
         let complete = completeSegments
@@ -46,7 +46,9 @@ extension MediaWindow {
             let liveEnd = newest.programDateTimeNanoseconds + MediaClock.nanoseconds(ticks: newest.durationTicks)
             back = at >= liveEnd ? 0 : (liveEnd - at) * 9 / 100_000
         }
-        back = min(max(back, 0), total)
+        // RFC 8216bis §4.4.2.2: a live playlist's start SHOULD NOT be within three target
+        // durations (HOLD-BACK) of its end, so "now" and small offsets start there.
+        back = min(max(back, holdBackTicks), total)
         // Walk back from the live edge to the segment containing (live edge − back).
         var fromEnd: Int64 = 0
         for segment in complete.reversed() {
