@@ -45,7 +45,7 @@ let package = Package(
         // MARK: Adapters: one per outside facility, each owning its C handles.
         .target(name: "Capture", dependencies: ["CGSPcap"], path: "Sources/Adapters/Capture"),
         .target(name: "Systemd", dependencies: ["CGSSystemd"], path: "Sources/Adapters/Systemd"),
-        .target(name: "MediaCodec", dependencies: ["CGSAVCodec"], path: "Sources/Adapters/MediaCodec"),
+        .target(name: "MediaCodec", dependencies: ["CGSAVCodec", "GrandstandCore"], path: "Sources/Adapters/MediaCodec"),
         .target(name: "ErasureCoding", dependencies: ["CGSISAL"], path: "Sources/Adapters/ErasureCoding"),
         .target(name: "WiFi", dependencies: ["CGSNetlink"], path: "Sources/Adapters/WiFi"),
         .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "GrandstandCoreTests", dependencies: ["GrandstandCore", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
-        .testTarget(name: "MediaCodecTests", dependencies: ["MediaCodec", "TestSupport"]),
+        .testTarget(name: "MediaCodecTests", dependencies: ["MediaCodec", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "ErasureCodingTests", dependencies: ["ErasureCoding", "TestSupport"]),
         .testTarget(name: "WiFiTests", dependencies: ["WiFi"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO"]),

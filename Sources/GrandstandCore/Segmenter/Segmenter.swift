@@ -113,7 +113,8 @@ public struct Segmenter {
                 completedPES = pes
             case .pesStarted(let pid, let header, let ts) where pid == timing?.pid:
                 accessUnitStarted(header: header, capture: ts)
-            case .continuityError:
+            case .continuityError(let pid, _, _) where pid != 0 && pid != demuxer.pmtPID:
+                // Lost packets of an elementary stream (lost PSI packets damage no media).
                 statistics.continuityDamage += 1
                 damage()
             case .discontinuityIndicator(let pid) where pid == demuxer.pmt?.pcrPID || pid == timing?.pid:
@@ -121,7 +122,12 @@ public struct Segmenter {
                 lastPCR = nil
             case .pcr(_, let value, _):
                 if let last = lastPCR {
-                    let delta = (value - last) * 1000 / 27
+                    // Signed distance modulo the PCR's range (2^33 × 300 ticks of 27 MHz).
+                    let range: Int64 = (1 << 33) * 300
+                    var ticks = (value - last) % range
+                    if ticks < 0 { ticks += range }
+                    if ticks >= range / 2 { ticks -= range }
+                    let delta = ticks * 1000 / 27
                     if delta < 0 || delta > configuration.pcrJumpNanoseconds { restartSignal = restartSignal ?? .pcrJump }
                 }
                 lastPCR = value
