@@ -80,6 +80,16 @@ func label(_ d: ReloadDecision) -> String {
         #expect(w.maximumBlockNanoseconds == 6_000_000_000)
     }
 
+    @Test func beforeTheFirstSegmentCompletes() {
+        let w = window(complete: 0, openParts: 1)
+        #expect(w.reloadDecision(msn: 0, part: nil) == .wait)
+        #expect(w.reloadDecision(msn: 0, part: 0) == .respondNow)
+        #expect(w.reloadDecision(msn: 0, part: 1) == .wait)
+        #expect(w.reloadDecision(msn: 1, part: nil) == .wait)
+        #expect(label(w.reloadDecision(msn: 2, part: nil)) == "400")
+        #expect(w.playlist().hasSuffix("#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"seg0.1.ts\"\n"))
+    }
+
     @Test func anEndedPlaylistNeverBlocks() {
         var w = window(complete: 3, openParts: 0)
         w.finish()

@@ -29,7 +29,7 @@ extension MediaWindow {
         }
         if msn < 0 || (part ?? 0) < 0 { return .badRequest("negative _HLS_msn or _HLS_part") }
         if ended { return .respondNow }
-        let lastSegment = completeSegments.last?.mediaSequence ?? (nextMediaSequence - 1)
+        let lastSegment = completeSegments.last?.mediaSequence ?? ((openSegment?.mediaSequence ?? nextMediaSequence) - 1)
         if msn > lastSegment + 2 {
             return .badRequest("_HLS_msn \(msn) is more than two segments beyond the last (\(lastSegment))")
         }
