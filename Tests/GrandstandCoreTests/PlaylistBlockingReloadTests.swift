@@ -179,3 +179,32 @@ func label(_ d: ReloadDecision) -> String {
         #expect(RewindPosition.parse(query: "") == nil)
     }
 }
+
+@Suite struct PlaylistBlockedRequestsTests {
+    @Test func heldRequestsAreReleasedByPublicationOrByTheirDeadline() {
+        var w = window(complete: 3, openParts: 2)
+        var held = BlockedRequests<Int>()
+        held.add(1, .playlist(msn: 3, part: 2), window: w, nowNanoseconds: 0)
+        held.add(2, .resource(name: "seg3.2.ts"), window: w, nowNanoseconds: 0)
+        held.add(3, .playlist(msn: 4, part: nil), window: w, nowNanoseconds: 1_000_000_000)
+        #expect(w.resource(named: "seg3.3.ts") == .notFound)  // only the hinted part is held
+        #expect(held.resolve(window: w).isEmpty)
+        #expect(held.nextDeadline == 6_000_000_000)
+
+        w.apply(.part(PartOutput(mediaSequence: 3, index: 2, durationTicks: 36_000, independent: false, bytes: [1])))
+        let ready = held.resolve(window: w).sorted { $0.0 < $1.0 }
+        #expect(ready.map(\.0) == [1, 2] && ready.allSatisfy { $0.1 == .ready })
+        #expect(held.count == 1)
+
+        held.add(4, .resource(name: "seg3.3.ts"), window: w, nowNanoseconds: 0)
+        #expect(held.resolve(window: w).isEmpty)
+        // Segment 3 ends with three parts: the request for part 3.3 can never be served.
+        w.apply(.segmentCompleted(mediaSequence: 3, durationTicks: 108_000))
+        let gone = held.resolve(window: w)
+        #expect(gone.map(\.0) == [4] && gone.first?.1 == .notFound)
+
+        #expect(held.expire(nowNanoseconds: 6_999_999_999).isEmpty)
+        #expect(held.expire(nowNanoseconds: 7_000_000_000) == [3])
+        #expect(held.count == 0 && held.nextDeadline == nil)
+    }
+}

@@ -23,8 +23,8 @@ import TestSupport
         process.currentDirectoryURL = directory
         // Output goes to files (no pipe can fill up and stall the tool).
         let outURL = directory.appendingPathComponent(".ffmpeg.out"), errURL = directory.appendingPathComponent(".ffmpeg.err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
         defer { try? out.close(); try? err.close() }
         process.standardOutput = out
