@@ -106,6 +106,22 @@ import TestSupport
         #expect(audio == sourceAudio)
     }
 
+    @Test func hevcPlaylistDecodesFrameIdenticalToTheSource() throws {
+        let dir = try Self.directory("hevc")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fixture = "media/testsrc-160x90-25fps-4s-hevc.ts"
+        let packager = package(try Self.timed(fixture), finish: true)
+        #expect(packager.segmenter.timing?.streamType == .hevc)
+        #expect(segmentEnds(packager.window.segments.map { .segmentCompleted(mediaSequence: $0.mediaSequence, durationTicks: $0.durationTicks) })
+                == [180_000, 180_000])
+        try Self.write(packager, to: dir)
+        try Data(try Fixtures.bytes(fixture)).write(to: dir.appendingPathComponent("source.ts"))
+        let video = try Self.frameHashes("live.m3u8", map: "0:v", in: dir)
+        let source = try Self.frameHashes("source.ts", map: "0:v", in: dir)
+        #expect(video.count == 100)
+        #expect(video == source)
+    }
+
     @Test func eachSegmentAndEachIndependentPartDecodesAlone() throws {
         let dir = try Self.directory("alone")
         defer { try? FileManager.default.removeItem(at: dir) }

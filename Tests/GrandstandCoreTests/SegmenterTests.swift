@@ -94,6 +94,25 @@ import Testing
         #expect(segmentEnds(events) == [180_000, 36_000, 90_000])
     }
 
+    @Test func encoderRestartWithFreshCountersCostsOneFrame() {
+        // A second encoder run: counters start again at 0 (continuity errors) and so does the clock.
+        let first = SyntheticStream().packets()
+        var again = SyntheticStream()
+        again.firstDTS = 450_000
+        again.epoch += 5_000_000_000
+        let (events, s) = segment(first + again.packets())
+        let cuts = events.map(Cut.init).filter { if case .part = $0 { return false } else { return true } }
+        let expected: [Cut] = [.start(0, nil, independent: true), .end(0, 180_000),
+                               .start(1, nil, independent: true), .end(1, 176_400),
+                               .start(2, .timelineLost, independent: true), .end(2, 180_000),
+                               .start(3, nil, independent: true), .end(3, 180_000)]
+        #expect(cuts == expected, "\(cuts)")
+        // The first run's last frame is dropped: its end was never confirmed before the loss.
+        #expect(s.statistics.accessUnitsDropped == 1)
+        // Lost PAT/PMT counters count as TS discontinuities but damage no media.
+        #expect(s.demuxer.statistics.continuityErrors == 3 && s.statistics.continuityDamage == 1)
+    }
+
     @Test func discontinuityIndicatorRestartsEvenWithoutAJump() {
         var stream = SyntheticStream()
         stream.discontinuityAt = [75]

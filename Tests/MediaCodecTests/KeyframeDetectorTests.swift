@@ -5,7 +5,7 @@ import GrandstandCore
 
 /// libavcodec's parser (the product's detector) against the core's NAL scan on real streams.
 @Suite struct KeyframeDetectorTests {
-    /// Every H.264 PES payload of a fixture TS, in order.
+    /// Every video PES payload of a fixture TS, in order.
     static func payloads(_ fixture: String) throws -> [[UInt8]] {
         let ts = try Fixtures.bytes("media/" + fixture)
         var demuxer = TSDemuxer(selection: .timingStream)
@@ -26,6 +26,17 @@ import GrandstandCore
         #expect(byParser == [0, 25, 50, 75])
         #expect(byScan == byParser)
         #expect(detector.fallbacks == 0 && detector.lastError == nil)
+    }
+
+    @Test func hevcTransportStreamIRAPs() throws {
+        let payloads = try Self.payloads("testsrc-160x90-25fps-4s-hevc.ts")
+        #expect(payloads.count == 100)
+        let detector = ParserKeyframeDetector()
+        let scan = NALUnitKeyframeDetector()
+        let byParser = payloads.indices.filter { detector.isKeyframe(payloads[$0][...], streamType: .hevc) }
+        #expect(byParser == [0, 25, 50, 75])
+        #expect(payloads.indices.filter { scan.isKeyframe(payloads[$0][...], streamType: .hevc) } == byParser)
+        #expect(detector.fallbacks == 0)
     }
 
     @Test func hevcAccessUnitsFromTheElementaryStream() throws {
