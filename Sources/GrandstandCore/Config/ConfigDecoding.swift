@@ -25,7 +25,8 @@ extension GatewayConfig {
     }
 
     static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> GatewayConfig? {
-        guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board"]) else {
+        guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board",
+                                                                         "streamers", "channels", "discovery"]) else {
             return nil
         }
         let license = decodeLicense(root, &reader)
@@ -54,8 +55,12 @@ extension GatewayConfig {
             reader.report(managementPath, "required object is missing (needs \"token\")")
         }
         let board = reader.string(root["board"], at: root.path("board"))
+        let streamers = decodeStreamers(root, &reader)
+        let channels = decodeChannels(root, &reader)
+        let discovery = decodeDiscovery(root, &reader)
         guard let license, let token else { return nil }
-        return GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token, boardPath: board)
+        return GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token, boardPath: board,
+                             streamers: streamers, channels: channels, discovery: discovery)
     }
 
     private static func decodeLicense(_ root: JSONObjectView, _ reader: inout JSONReader) -> License? {
@@ -64,14 +69,15 @@ extension GatewayConfig {
             reader.report(path, "required object is missing (needs venueName, contentOwner, appDeveloper)")
             return nil
         }
-        guard let object = reader.object(root["license"], at: path, known: ["venueName", "contentOwner", "appDeveloper"]) else {
+        guard let object = reader.object(root["license"], at: path, known: ["venueName", "contentOwner", "appDeveloper", "required"]) else {
             return nil
         }
+        let required = reader.bool(object["required"], at: object.path("required")) ?? true
         let venue = reader.string(object["venueName"], at: object.path("venueName"), required: true)
         let owner = reader.string(object["contentOwner"], at: object.path("contentOwner"), required: true)
         let developer = reader.string(object["appDeveloper"], at: object.path("appDeveloper"), required: true)
         guard let venue, let owner, let developer else { return nil }
-        return License(venueName: venue, contentOwner: owner, appDeveloper: developer)
+        return License(venueName: venue, contentOwner: owner, appDeveloper: developer, required: required)
     }
 
     private static func decodeAccessPoint(_ value: JSONValue, at path: JSONPath, _ reader: inout JSONReader) -> WiFiAccessPoint? {

@@ -2,10 +2,17 @@
 /// where it has one: `license{venueName,contentOwner,appDeveloper}`, `network.wifiApInfo[{name,bssid}]`.
 public struct GatewayConfig: Sendable, Equatable {
     /// The license triplet: only channels announced with the same three values are served.
+    /// `required: false` also admits channels announced without any license attribute (a
+    /// mismatching triplet is still refused).
     public struct License: Sendable, Equatable {
         public var venueName: String
         public var contentOwner: String
         public var appDeveloper: String
+        public var required = true
+
+        public var triplet: LicenseTriplet {
+            LicenseTriplet(venueName: venueName, contentOwner: contentOwner, appDeveloper: appDeveloper)
+        }
     }
 
     /// A venue access point this box sits beside; being associated with one means "in venue".
@@ -34,6 +41,9 @@ public struct GatewayConfig: Sendable, Equatable {
     public var managementToken: String
     /// Path of the board description (LED lines, interface names); nil runs without LEDs.
     public var boardPath: String?
+    public var streamers = Streamers()
+    public var channels: [StaticChannel] = []
+    public var discovery = Discovery()
 }
 
 /// A numeric listen address `host:port` (`[v6]:port` for IPv6).

@@ -1,0 +1,224 @@
+/// The ingest side of the configuration: which streamers may announce, static channels for
+/// venues without announcements, and how SAP discovery listens and retires (docs/ingest.md).
+extension GatewayConfig {
+    /// `streamers.allow`: who may announce channels. Entries are addresses (`10.1.2.3`,
+    /// `fd00::5`), prefixes (`10.1.2.0/24`) or `"*"` (anyone). Default `["*"]`: the license
+    /// triplet already limits what is served; operators narrow this to their streamers.
+    public struct Streamers: Sendable, Equatable {
+        public var allow: [AddressPattern] = [.any]
+    }
+
+    /// A channel configured by hand (no SAP announcement; never retired).
+    public struct StaticChannel: Sendable, Equatable {
+        public enum Kind: String, Sendable, Equatable { case video, data }
+        public var name: String
+        public var kind: Kind
+        public var group: IPAddress
+        public var port: UInt16
+        /// Source for a source-specific join, if any.
+        public var source: IPAddress?
+        /// `"rtp"` (default) or `"udp"` (data channels only: each UDP payload is one message).
+        public var rtp: Bool = true
+        public var fec: FECParameters = .none
+        public var channelText: String?
+        public var bandwidthKbps: Int?
+    }
+
+    /// `discovery`: SAP groups listened to (port 9875) and the retirement policy. RFC 2974 §3.1
+    /// would keep a silent session for max(10 × interval, 1 hour); a venue box retires after
+    /// max(`retireIntervalMultiple` × the observed interval, `retireMinimumSeconds`) instead.
+    public struct Discovery: Sendable, Equatable {
+        public static let wellKnownSAPGroups: [IPAddress] = ["224.2.127.254", "239.255.255.255", "ff0e::2:7ffe"]
+            .compactMap { IPAddress(parsing: $0) }
+        public var sapGroups: [IPAddress] = Discovery.wellKnownSAPGroups
+        public var retireMinimumSeconds = 60
+        public var retireIntervalMultiple = 10
+    }
+}
+
+/// An allow-list entry: one address, a prefix, or anyone.
+public enum AddressPattern: Sendable, Equatable, CustomStringConvertible {
+    case any
+    case prefix(IPAddress, length: Int)
+
+    /// Parses `*`, an address, or `address/length`; nil when malformed.
+    public init?(parsing text: String) {
+        if text == "*" { self = .any; return }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let address = IPAddress(parsing: parts[0]) else { return nil }
+        let width = address.isIPv6 ? 128 : 32
+        guard parts.count == 2 else { self = .prefix(address, length: width); return }
+        guard let length = Int(parts[1]), (0...width).contains(length) else { return nil }
+        self = .prefix(address, length: length)
+    }
+
+    public func matches(_ address: IPAddress) -> Bool {
+        switch self {
+        case .any: return true
+        case .prefix(let base, let length):
+            switch (base, address) {
+            case let (.v4(a), .v4(b)):
+                guard length > 0 else { return true }
+                let mask: UInt32 = length >= 32 ? .max : ~(UInt32.max >> UInt32(length))
+                return a & mask == b & mask
+            case let (.v6(ah, al), .v6(bh, bl)):
+                let highMask: UInt64 = length >= 64 ? .max : (length == 0 ? 0 : ~(UInt64.max >> UInt64(length)))
+                let lowBits = length - 64
+                let lowMask: UInt64 = lowBits >= 64 ? .max : (lowBits <= 0 ? 0 : ~(UInt64.max >> UInt64(lowBits)))
+                return ah & highMask == bh & highMask && al & lowMask == bl & lowMask
+            default:
+                return false
+            }
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .any: return "*"
+        case .prefix(let address, let length): return length == (address.isIPv6 ? 128 : 32) ? "\(address)" : "\(address)/\(length)"
+        }
+    }
+}
+
+extension GatewayConfig {
+    static func decodeStreamers(_ root: JSONObjectView, _ reader: inout JSONReader) -> Streamers {
+        var streamers = Streamers()
+        guard let object = reader.object(root["streamers"], at: root.path("streamers"), known: ["allow"]) else { return streamers }
+        guard let items = reader.array(object["allow"], at: object.path("allow")) else { return streamers }
+        streamers.allow = items.compactMap { path, value in
+            guard let text = reader.string(value, at: path) else { return nil }
+            guard let pattern = AddressPattern(parsing: text) else {
+                reader.report(path, "\"\(text)\" is not an IP address, an address/prefix-length or \"*\"")
+                return nil
+            }
+            return pattern
+        }
+        return streamers
+    }
+
+    static func decodeDiscovery(_ root: JSONObjectView, _ reader: inout JSONReader) -> Discovery {
+        var discovery = Discovery()
+        guard let object = reader.object(root["discovery"], at: root.path("discovery"),
+                                         known: ["sapGroups", "retireMinimumSeconds", "retireIntervalMultiple"]) else { return discovery }
+        if let items = reader.array(object["sapGroups"], at: object.path("sapGroups")) {
+            discovery.sapGroups = items.compactMap { path, value in decodeGroup(value, at: path, &reader) }
+            if items.isEmpty { reader.report(object.path("sapGroups"), "must list at least one group (or leave the key out)") }
+        }
+        discovery.retireMinimumSeconds = reader.integer(object["retireMinimumSeconds"], at: object.path("retireMinimumSeconds"),
+                                                        in: 1...86_400) ?? discovery.retireMinimumSeconds
+        discovery.retireIntervalMultiple = reader.integer(object["retireIntervalMultiple"], at: object.path("retireIntervalMultiple"),
+                                                          in: 1...100) ?? discovery.retireIntervalMultiple
+        return discovery
+    }
+
+    static func decodeGroup(_ value: JSONValue?, at path: JSONPath, _ reader: inout JSONReader) -> IPAddress? {
+        guard let text = reader.string(value, at: path) else { return nil }
+        guard let address = IPAddress(parsing: text) else {
+            reader.report(path, "\"\(text)\" is not an IP address")
+            return nil
+        }
+        guard address.isMulticast else {
+            reader.report(path, "\(text) is not a multicast group (224.0.0.0/4 or ff00::/8)")
+            return nil
+        }
+        return address
+    }
+
+    static let staticChannelKeys: Set<String> = ["name", "kind", "group", "port", "source", "transport", "fec", "channelText", "bandwidthKbps"]
+
+    static func decodeChannels(_ root: JSONObjectView, _ reader: inout JSONReader) -> [StaticChannel] {
+        guard let items = reader.array(root["channels"], at: root.path("channels")) else { return [] }
+        var channels: [StaticChannel] = []
+        var endpoints: [String: JSONPath] = [:]
+        for (path, value) in items {
+            guard let object = reader.object(value, at: path, known: staticChannelKeys) else { continue }
+            let name = reader.string(object["name"], at: object.path("name"), required: true)
+            var kind: StaticChannel.Kind?
+            if let text = reader.string(object["kind"], at: object.path("kind"), required: true) {
+                kind = StaticChannel.Kind(rawValue: text)
+                if kind == nil { reader.report(object.path("kind"), "\"\(text)\" is not a channel kind (video, data)") }
+            }
+            let group = decodeGroup(object["group"], at: object.path("group"), &reader)
+            if object["group"] == nil { reader.report(object.path("group"), "required string is missing") }
+            let port = reader.integer(object["port"], at: object.path("port"), in: 1...65535)
+            if object["port"] == nil { reader.report(object.path("port"), "required integer is missing") }
+            var source: IPAddress?
+            if let text = reader.string(object["source"], at: object.path("source")) {
+                source = IPAddress(parsing: text)
+                if source == nil { reader.report(object.path("source"), "\"\(text)\" is not an IP address") }
+            }
+            var rtp = true
+            if let text = reader.string(object["transport"], at: object.path("transport")) {
+                switch text {
+                case "rtp": rtp = true
+                case "udp":
+                    rtp = false
+                    if kind == .video { reader.report(object.path("transport"), "video channels are MPEG-TS over RTP; \"udp\" is for data channels") }
+                default: reader.report(object.path("transport"), "\"\(text)\" is not a transport (rtp, udp)")
+                }
+            }
+            let fec = object["fec"].flatMap { decodeFEC($0, at: object.path("fec"), mediaPort: port.map { UInt16($0) } ?? 0, &reader) }
+            let text = reader.string(object["channelText"], at: object.path("channelText"), nonEmpty: false)
+            let bandwidth = reader.integer(object["bandwidthKbps"], at: object.path("bandwidthKbps"), in: 0...10_000_000)
+            guard let name, let kind, let group, let port else { continue }
+            let key = "\(group) \(port)"
+            if let first = endpoints[key] {
+                reader.report(path, "\(group):\(port) is already used by \(first)")
+                continue
+            }
+            endpoints[key] = path
+            if object["fec"] != nil, fec == nil { continue }
+            channels.append(StaticChannel(name: name, kind: kind, group: group, port: UInt16(port), source: source, rtp: rtp,
+                                          fec: fec ?? .none, channelText: text, bandwidthKbps: bandwidth))
+        }
+        return channels
+    }
+
+    /// `{"scheme":"none"}`, `{"scheme":"smpte2022-1","L":10,"D":5}` (L, D optional),
+    /// `{"scheme":"reed-solomon","k":20,"m":4,"repairPort":5002}` (repairPort defaults to port + 2).
+    static func decodeFEC(_ value: JSONValue, at path: JSONPath, mediaPort: UInt16, _ reader: inout JSONReader) -> FECParameters? {
+        guard let object = reader.object(value, at: path, known: ["scheme", "L", "D", "k", "m", "repairPort"]) else { return nil }
+        guard let scheme = reader.string(object["scheme"], at: object.path("scheme"), required: true) else { return nil }
+        func reject(_ keys: [String]) -> Bool {
+            var bad = false
+            for key in keys where object[key] != nil {
+                reader.report(object.path(key), "not a parameter of scheme \(scheme)")
+                bad = true
+            }
+            return bad
+        }
+        switch scheme {
+        case "none":
+            return reject(["L", "D", "k", "m", "repairPort"]) ? nil : FECParameters.none
+        case "smpte2022-1":
+            let columns = reader.integer(object["L"], at: object.path("L"), in: 1...20)
+            let rows = reader.integer(object["D"], at: object.path("D"), in: 1...20)
+            guard !reject(["k", "m", "repairPort"]) else { return nil }
+            if (object["L"] != nil && columns == nil) || (object["D"] != nil && rows == nil) { return nil }
+            if let problem = FECParameters.problem(columns: columns, rows: rows) {
+                reader.report(path, problem)
+                return nil
+            }
+            return .smpte2022_1(columns: columns, rows: rows)
+        case "reed-solomon":
+            let k = reader.integer(object["k"], at: object.path("k"), in: 1...254)
+            let m = reader.integer(object["m"], at: object.path("m"), in: 1...254)
+            if object["k"] == nil { reader.report(object.path("k"), "required integer is missing") }
+            if object["m"] == nil { reader.report(object.path("m"), "required integer is missing") }
+            let repairPort = reader.integer(object["repairPort"], at: object.path("repairPort"), in: 1...65535)
+            guard !reject(["L", "D"]), let k, let m, object["repairPort"] == nil || repairPort != nil else { return nil }
+            if let problem = FECParameters.problem(k: k, m: m) {
+                reader.report(path, problem)
+                return nil
+            }
+            if let repairPort, repairPort == Int(mediaPort) {
+                reader.report(object.path("repairPort"), "must differ from the channel's port")
+                return nil
+            }
+            return .reedSolomon(k: k, m: m, repairPort: repairPort.map { UInt16($0) } ?? mediaPort &+ 2)
+        default:
+            reader.report(object.path("scheme"), "\"\(scheme)\" is not a FEC scheme (none, smpte2022-1, reed-solomon)")
+            return nil
+        }
+    }
+}

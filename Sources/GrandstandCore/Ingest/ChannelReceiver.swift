@@ -1,0 +1,155 @@
+/// One channel's receive path: RTP parse, sequence and jitter accounting, the recovery stage,
+/// then TS split and continuity checking (video) or whole-datagram messages (data).
+/// Counters land in a `ChannelStats` the pipeline keeps by channel id.
+struct ChannelReceiver: Sendable {
+    let id: String
+    let kind: ChannelKind
+    let rtp: Bool
+    let source: IPAddress?
+    let fec: FECParameters
+    var sequence = SequenceTracker()
+    var jitter = JitterEstimator()
+    var continuity = ContinuityTracker()
+    var recovery: any RecoveryStage
+
+    init(channel: Channel, recovery: any RecoveryStage) {
+        id = channel.id
+        kind = channel.kind
+        rtp = channel.rtp
+        source = channel.source
+        fec = channel.fec
+        self.recovery = recovery
+    }
+
+    /// A datagram on the channel's media port.
+    mutating func media(_ datagram: Datagram, stats: inout ChannelStats, into actions: inout [IngestAction]) {
+        stats.packetsReceived += 1
+        stats.bytesReceived += datagram.payload.count
+        if let source, datagram.source.address != source {
+            stats.unexpectedSource += 1
+            return
+        }
+        let time = datagram.timestampNanoseconds
+        // File channels (FLUTE) are only counted until file assembly plugs in here.
+        guard kind != .file else { return }
+        guard rtp else {
+            // Plain UDP data channel: the payload is the message.
+            deliverData(datagram.payload, time: time, stats: &stats, into: &actions)
+            return
+        }
+        let packet: RTPPacket
+        switch RTPPacket.parse(datagram.payload) {
+        case .failure(let reason):
+            stats.drop(reason)
+            return
+        case .success(let parsed):
+            packet = parsed
+        }
+        let (outcome, _) = sequence.record(packet.sequenceNumber)
+        switch outcome {
+        case .duplicate, .jump:
+            return
+        case .first, .inOrder, .late, .restart:
+            jitter.record(rtpTimestamp: packet.timestamp, arrivalNanoseconds: time)
+        }
+        if kind == .video {
+            let outputs = recovery.media(packet, outcome: outcome, arrivalNanoseconds: time)
+            handle(outputs, stats: &stats, into: &actions)
+        } else {
+            // Data channels deliver every accepted datagram, late ones too: messages are whole.
+            deliverData(packet.payload, time: time, stats: &stats, into: &actions)
+        }
+    }
+
+    /// A datagram on one of the channel's FEC repair ports.
+    mutating func repair(_ datagram: Datagram, stats: inout ChannelStats, into actions: inout [IngestAction]) {
+        if let source, datagram.source.address != source {
+            stats.unexpectedSource += 1
+            return
+        }
+        let outputs = recovery.repair(port: datagram.destination.port, payload: datagram.payload,
+                                      arrivalNanoseconds: datagram.timestampNanoseconds)
+        handle(outputs, stats: &stats, into: &actions)
+    }
+
+    mutating func tick(now: Int64, stats: inout ChannelStats, into actions: inout [IngestAction]) {
+        let outputs = recovery.tick(nowNanoseconds: now)
+        handle(outputs, stats: &stats, into: &actions)
+    }
+
+    /// Copies the sequence, jitter and recovery counters into `stats`, on top of what earlier
+    /// receivers of the same channel id counted (`ChannelStats.carry`).
+    func snapshot(into stats: inout ChannelStats) {
+        stats.sequenceLost = stats.carried.lost + sequence.lost
+        stats.sequenceReordered = stats.carried.reordered + sequence.reordered
+        stats.sequenceDuplicates = stats.carried.duplicates + sequence.duplicates
+        stats.sequenceRestarts = stats.carried.restarts + sequence.restarts
+        stats.jitterTimestampUnits = Int(jitter.reportedJitter)
+        stats.jitterMicroseconds = Int(jitter.jitterSeconds * 1_000_000)
+        var recovery = stats.carried.recovery
+        for (name, value) in self.recovery.counters { recovery[name, default: 0] += value }
+        stats.recoveryCounters = recovery.keys.sorted().map { ($0, recovery[$0] ?? 0) }
+    }
+
+    private mutating func handle(_ outputs: [RecoveryOutput], stats: inout ChannelStats, into actions: inout [IngestAction]) {
+        for output in outputs {
+            switch output {
+            case .lost(let count, let time):
+                stats.gaps += 1
+                stats.gapPackets += count
+                actions.append(.gap(channelID: id, lostPackets: count, timestampNanoseconds: time))
+            case .packet(let payload, let time, let recovered):
+                if recovered { stats.recoveredPackets += 1 }
+                demux(payload, time: time, stats: &stats, into: &actions)
+            }
+        }
+    }
+
+    private func deliverData(_ payload: ArraySlice<UInt8>, time: Int64, stats: inout ChannelStats, into actions: inout [IngestAction]) {
+        stats.dataMessages += 1
+        stats.bytesWritten += payload.count
+        actions.append(.dataMessage(channelID: id, payload: payload, timestampNanoseconds: time))
+    }
+
+    /// Splits an RTP payload into 188-byte TS packets (RFC 2250: normally 7), drops malformed
+    /// packets and continuity duplicates, counts discontinuities, and hands on the rest.
+    private mutating func demux(_ payload: ArraySlice<UInt8>, time: Int64, stats: inout ChannelStats, into actions: inout [IngestAction]) {
+        let size = TSPacket.size
+        let whole = payload.count / size
+        let trailing = payload.count % size
+        if whole != 7 || trailing != 0 { stats.oddSizedDatagrams += 1 }
+        if trailing != 0 { stats.drop(.tsBadLength) }
+        let start = payload.startIndex
+        var kept: [UInt8]? = nil   // nil while every packet so far is kept (then no copy is made)
+        for index in 0..<whole {
+            let chunkStart = start + index * size
+            let chunk = payload[chunkStart..<(chunkStart + size)]
+            var keep = true
+            switch TSPacket.parse(chunk) {
+            case .failure(let reason):
+                stats.drop(reason)
+                keep = false
+            case .success(let packet):
+                switch continuity.record(packet) {
+                case .duplicate:
+                    stats.tsDuplicatesDropped += 1
+                    keep = false
+                case .discontinuity:
+                    stats.tsDiscontinuities += 1
+                case .ok, .ignored:
+                    break
+                }
+            }
+            if !keep, kept == nil {
+                kept = Array(payload[start..<chunkStart])
+            } else if keep, kept != nil {
+                kept?.append(contentsOf: chunk)
+            }
+        }
+        let packets: ArraySlice<UInt8> = kept.map { $0[...] } ?? payload[start..<(start + whole * size)]
+        guard !packets.isEmpty else { return }
+        stats.tsPackets += packets.count / size
+        stats.bytesWritten += packets.count
+        actions.append(.transportStream(channelID: id, packets: packets, timestampNanoseconds: time))
+    }
+}

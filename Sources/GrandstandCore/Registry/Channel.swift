@@ -1,0 +1,153 @@
+/// One channel the gateway carries (or lists as unsupported): the registry's view, as served in
+/// `channels.json` and used to route packets. Made from a SAP/SDP announcement or a static
+/// channel of the configuration.
+public struct Channel: Sendable, Equatable {
+    public enum Origin: String, Sendable, Equatable { case sap, config }
+
+    /// Stable URL-safe id: slug of the name, de-duplicated (`name`, `name-2`, …); kept across
+    /// re-announcements for as long as the channel is listed.
+    public var id: String
+    public var name: String
+    public var channelText: String?
+    public var kind: ChannelKind
+    /// `o=` sess-id and sess-version (numeric text); nil for configured channels.
+    public var sessionNum: String?
+    public var sessionVersion: String?
+    public var bandwidthKbps: Int?
+    public var venueName: String?
+    public var contentOwner: String?
+    public var appDeveloper: String?
+    public var group: IPAddress?
+    public var port: UInt16
+    /// The source to join source-specifically (RFC 4570 `a=source-filter`), if any; when set,
+    /// packets from other sources are dropped.
+    public var source: IPAddress?
+    public var ttl: Int?
+    public var fec: FECParameters
+    /// True when the media is RTP (`RTP/AVP…`); data channels over plain `udp` deliver UDP payloads.
+    public var rtp: Bool
+    /// The source address of the SAP packets that announce it; nil for configured channels.
+    public var streamer: IPAddress?
+    public var origin: Origin
+
+    public init(id: String, name: String, channelText: String? = nil, kind: ChannelKind, sessionNum: String? = nil,
+                sessionVersion: String? = nil, bandwidthKbps: Int? = nil, venueName: String? = nil, contentOwner: String? = nil,
+                appDeveloper: String? = nil, group: IPAddress?, port: UInt16, source: IPAddress? = nil, ttl: Int? = nil,
+                fec: FECParameters = .none, rtp: Bool = true, streamer: IPAddress? = nil, origin: Origin) {
+        self.id = id
+        self.name = name
+        self.channelText = channelText
+        self.kind = kind
+        self.sessionNum = sessionNum
+        self.sessionVersion = sessionVersion
+        self.bandwidthKbps = bandwidthKbps
+        self.venueName = venueName
+        self.contentOwner = contentOwner
+        self.appDeveloper = appDeveloper
+        self.group = group
+        self.port = port
+        self.source = source
+        self.ttl = ttl
+        self.fec = fec
+        self.rtp = rtp
+        self.streamer = streamer
+        self.origin = origin
+    }
+
+    /// The endpoints to capture and join for this channel: media plus FEC repair ports
+    /// (none for unsupported channels).
+    public var endpoints: [IngestEndpoint] {
+        guard kind.isSupported, let group else { return [] }
+        return ([port] + fec.repairPorts(mediaPort: port)).map { IngestEndpoint(group: group, port: $0, source: source) }
+    }
+
+    /// The channels.json object, keys sorted.
+    public var json: JSONValue {
+        func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+        func int(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
+        var reason: String? = nil
+        if case .unsupported(let why) = kind { reason = why }
+        return .object([
+            ("appDeveloper", text(appDeveloper)),
+            ("bandwidthKbps", int(bandwidthKbps)),
+            ("channelText", text(channelText)),
+            ("contentOwner", text(contentOwner)),
+            ("fec", fec.json),
+            ("group", text(group?.description)),
+            ("id", .string(id)),
+            ("kind", .string(kind.name)),
+            ("kindReason", text(reason)),
+            ("name", .string(name)),
+            ("origin", .string(origin.rawValue)),
+            ("port", .number(Double(port))),
+            ("sessionNum", text(sessionNum)),
+            ("sessionVersion", text(sessionVersion)),
+            ("source", text(source?.description)),
+            ("streamer", text(streamer?.description)),
+            ("transport", .string(rtp ? "rtp" : "udp")),
+            ("ttl", int(ttl)),
+            ("venueName", text(venueName)),
+        ])
+    }
+}
+
+/// A (group, port, optional source) the capture must see and the box must join.
+public struct IngestEndpoint: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var group: IPAddress
+    public var port: UInt16
+    public var source: IPAddress?
+
+    public init(group: IPAddress, port: UInt16, source: IPAddress? = nil) {
+        self.group = group
+        self.port = port
+        self.source = source
+    }
+
+    public static func < (a: IngestEndpoint, b: IngestEndpoint) -> Bool {
+        if a.group != b.group { return a.group < b.group }
+        if a.port != b.port { return a.port < b.port }
+        switch (a.source, b.source) {
+        case (nil, nil): return false
+        case (nil, _): return true
+        case (_, nil): return false
+        case let (x?, y?): return x < y
+        }
+    }
+
+    public var description: String {
+        let base = group.isIPv6 ? "[\(group)]:\(port)" : "\(group):\(port)"
+        return source.map { "\(base) from \($0)" } ?? base
+    }
+}
+
+/// A change to the channel list, as the rest of the daemon subscribes to it.
+public enum ChannelChange: Sendable, Equatable {
+    public enum RemovalReason: String, Sendable, Equatable {
+        /// A SAP deletion packet (RFC 2974 §4) named it.
+        case deleted
+        /// No announcement within the retire timeout.
+        case timeout
+        /// A re-announcement is now refused (license or allow-list changed).
+        case refused
+    }
+
+    case added(Channel)
+    case updated(Channel)
+    case removed(Channel, reason: RemovalReason)
+
+    public var channel: Channel {
+        switch self {
+        case .added(let channel), .updated(let channel), .removed(let channel, _): channel
+        }
+    }
+
+    /// `{"change":"added","id":…}` with the reason for removals.
+    public var json: JSONValue {
+        switch self {
+        case .added(let channel): return .object([("change", .string("added")), ("id", .string(channel.id))])
+        case .updated(let channel): return .object([("change", .string("updated")), ("id", .string(channel.id))])
+        case .removed(let channel, let reason):
+            return .object([("change", .string("removed")), ("id", .string(channel.id)), ("reason", .string(reason.rawValue))])
+        }
+    }
+}

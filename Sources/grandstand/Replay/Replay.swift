@@ -1,0 +1,130 @@
+import Capture
+import GrandstandCore
+
+/// `grandstand replay`: a capture file through the same `IngestPipeline` as live, as fast as the
+/// CPU allows, with time taken from the capture timestamps (`tick` whenever capture time crosses
+/// a whole second, and once at the end). Writes into the output directory:
+/// `channels.json`, `stats.json`, `events.jsonl`, `data/ID.jsonl`, `ts/ID.ts` (docs/ingest.md).
+/// Everything written depends only on the capture and the configuration.
+struct Replay {
+    struct Summary {
+        var frames = 0
+        var bytes = 0
+        var firstTimestamp: Int64?
+        var lastTimestamp: Int64?
+    }
+
+    let capturePath: String
+    let outputDirectory: String
+    let configuration: IngestConfiguration
+
+    func run() throws -> Summary {
+        let capture = try PacketCapture.open(file: capturePath)
+        guard let link = LinkLayer(linkType: capture.linkType.rawValue) else {
+            throw ReplayError("unsupported link type \(capture.linkType.name) in", capturePath, code: 0)
+        }
+        let output = try ReplayOutput(directory: outputDirectory)
+        var pipeline = IngestPipeline(configuration: configuration)
+        var summary = Summary()
+        var nextTick: Int64? = nil
+        while let packet = try capture.next() {
+            let time = packet.timestampNanoseconds
+            // The first packet, then every whole second of capture time: retire, close windows.
+            if nextTick.map({ time >= $0 }) ?? true {
+                try output.handle(pipeline.tick(nowNanoseconds: time), at: time)
+                nextTick = Self.nextSecond(after: time)
+            }
+            summary.frames += 1
+            summary.bytes += packet.bytes.count
+            if summary.firstTimestamp == nil { summary.firstTimestamp = time }
+            summary.lastTimestamp = time
+            try output.handle(pipeline.ingest(frame: packet.bytes[...], link: link, timestampNanoseconds: time), at: time)
+        }
+        let end = summary.lastTimestamp ?? 0
+        try output.handle(pipeline.tick(nowNanoseconds: end), at: end)
+        try output.finish(channels: pipeline.channels, stats: pipeline.stats)
+        return summary
+    }
+
+    /// The first whole second of capture time after `time`.
+    static func nextSecond(after time: Int64) -> Int64 {
+        let billion: Int64 = 1_000_000_000
+        var seconds = time / billion
+        if time % billion < 0 { seconds -= 1 }
+        return (seconds + 1) * billion
+    }
+}
+
+/// The files of one replay run; TS and data files are opened when their channel is first
+/// listed and stay open (a channel that returns under the same id appends).
+final class ReplayOutput {
+    let directory: String
+    private var transportStreams: [String: OutputFile] = [:]
+    private var dataMessages: [String: OutputFile] = [:]
+    private let events: OutputFile
+
+    init(directory: String) throws(ReplayError) {
+        self.directory = directory
+        try OutputFile.makeDirectory(directory)
+        try OutputFile.makeDirectory(directory + "/ts")
+        try OutputFile.makeDirectory(directory + "/data")
+        events = try OutputFile(path: directory + "/events.jsonl")
+    }
+
+    /// Writes what `actions` carry; `time` is the capture time they happened at.
+    func handle(_ actions: [IngestAction], at time: Int64) throws(ReplayError) {
+        for action in actions {
+            switch action {
+            case .channelsChanged(let changes):
+                for change in changes { try record(change, at: time) }
+            case .transportStream(let id, let packets, _):
+                try transportStreams[id]?.write(packets)
+            case .gap(let id, let lost, let time):
+                try events.write(Self.line([("event", .string("gap")), ("id", .string(id)), ("lostPackets", .number(Double(lost)))],
+                                           time: time))
+            case .dataMessage(let id, let payload, let time):
+                try dataMessages[id]?.write(Self.line([("payload", .string(TextEncoding.base64(payload)))], time: time))
+            }
+        }
+    }
+
+    private func record(_ change: ChannelChange, at time: Int64) throws(ReplayError) {
+        let channel = change.channel
+        if case .added = change {
+            switch channel.kind {
+            case .video where transportStreams[channel.id] == nil:
+                transportStreams[channel.id] = try OutputFile(path: "\(directory)/ts/\(channel.id).ts")
+            case .data where dataMessages[channel.id] == nil:
+                dataMessages[channel.id] = try OutputFile(path: "\(directory)/data/\(channel.id).jsonl")
+            default:
+                break
+            }
+        }
+        guard case .object(var members) = change.json else { return }
+        members.append(("event", .string("channel")))
+        members.append(("kind", .string(channel.kind.name)))
+        try events.write(Self.line(members, time: time))
+    }
+
+    /// One JSON line: `members` plus `time` (RFC 3339) and `timestampNanoseconds`, keys sorted.
+    /// The nanoseconds are written as an exact integer (a JSON number through Double would round).
+    static func line(_ members: [(key: String, value: JSONValue)], time: Int64) -> String {
+        var all = members.map { ($0.key, $0.value.encoded) }
+        all.append(("time", JSONValue.quote(TextEncoding.rfc3339(nanoseconds: time))))
+        all.append(("timestampNanoseconds", String(time)))
+        all.sort { $0.0 < $1.0 }
+        return "{" + all.map { JSONValue.quote($0.0) + ":" + $0.1 }.joined(separator: ",") + "}\n"
+    }
+
+    func finish(channels: [Channel], stats: IngestStats) throws(ReplayError) {
+        for file in transportStreams.values { try file.close() }
+        for file in dataMessages.values { try file.close() }
+        try events.close()
+        let channelsFile = try OutputFile(path: directory + "/channels.json")
+        try channelsFile.write(JSONValue.array(channels.map(\.json)).encoded + "\n")
+        try channelsFile.close()
+        let statsFile = try OutputFile(path: directory + "/stats.json")
+        try statsFile.write(stats.encoded)
+        try statsFile.close()
+    }
+}
