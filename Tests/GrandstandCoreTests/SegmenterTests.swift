@@ -113,6 +113,20 @@ import Testing
         #expect(s.demuxer.statistics.continuityErrors == 3 && s.statistics.continuityDamage == 1)
     }
 
+    @Test func pesPacketsWithoutTimestampsContinueTheAccessUnit() {
+        // Each frame's second packet becomes a PES of its own without PTS/DTS.
+        var packets = SyntheticStream().packets()
+        for i in packets.indices where packets[i].bytes[1] & 0x40 == 0 && packets[i].bytes[2] == 0 && packets[i].bytes[1] & 0x1F == 1 {
+            var payload = TSBuilder.pesHeader(pts: nil)
+            payload.append(contentsOf: [0, 0, 1, 0x01, 0x9A])
+            let cc = Int(packets[i].bytes[3] & 0x0F)
+            packets[i].bytes = TSBuilder.packet(pid: SyntheticStream.videoPID, cc: cc, pusi: true, payload: payload)
+        }
+        let (events, s) = segment(packets)
+        #expect(segmentEnds(events) == [180_000, 180_000])
+        #expect(s.statistics.accessUnits == 100 && s.statistics.accessUnitsDropped == 0)
+    }
+
     @Test func discontinuityIndicatorRestartsEvenWithoutAJump() {
         var stream = SyntheticStream()
         stream.discontinuityAt = [75]

@@ -110,7 +110,14 @@ public struct Segmenter {
             case .programMap(let pmt):
                 programChanged(pmt)
             case .pes(let pes) where pes.pid == timing?.pid:
-                completedPES = pes
+                if var first = completedPES, pending != nil {
+                    // A PES without time stamps continued this access unit (see accessUnitStarted).
+                    first.payload.append(contentsOf: pes.payload)
+                    first.complete = first.complete && pes.complete
+                    completedPES = first
+                } else {
+                    completedPES = pes
+                }
             case .pesStarted(let pid, let header, let ts) where pid == timing?.pid:
                 accessUnitStarted(header: header, capture: ts)
             case .continuityError(let pid, _, _) where pid != 0 && pid != demuxer.pmtPID:
@@ -162,6 +169,9 @@ public struct Segmenter {
 
     private mutating func accessUnitStarted(header: PESHeader?, capture: Int64) {
         let raw = header?.dts ?? header?.pts
+        // One access unit per PES is the TS practice; a PES without PTS (an encoder splitting a
+        // picture over several PES packets) continues the access unit in progress.
+        if raw == nil, header != nil, pending != nil { return }
         var dts: Int64?
         if let raw {
             if let lastRaw = lastRawDTS {
