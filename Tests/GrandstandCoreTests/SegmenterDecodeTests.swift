@@ -12,14 +12,14 @@ import TestSupport
 
     struct ToolResult { var status: Int32; var stdout: String; var stderr: String }
 
-    /// Runs ffmpeg with `arguments` in `directory`.
-    static func ffmpeg(_ arguments: [String], in directory: URL) throws -> ToolResult {
-        guard FileManager.default.isExecutableFile(atPath: ffmpeg) else {
-            throw ToolMissing(description: "\(ffmpeg) not found: install Debian's ffmpeg (make deps); the decode check needs it")
+    /// Runs ffmpeg (or `tool`) with `arguments` in `directory`; killed after `timeout` seconds.
+    static func ffmpeg(_ arguments: [String], in directory: URL, tool: String = ffmpeg, timeout: Double = 60) throws -> ToolResult {
+        guard FileManager.default.isExecutableFile(atPath: tool) else {
+            throw ToolMissing(description: "\(tool) not found: install Debian's ffmpeg (make deps); the decode check needs it")
         }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = ["-hide_banner", "-nostdin", "-v", "error"] + arguments
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = ["-hide_banner"] + (tool == ffmpeg ? ["-nostdin"] : []) + ["-v", "error"] + arguments
         process.currentDirectoryURL = directory
         // Output goes to files (no pipe can fill up and stall the tool).
         let outURL = directory.appendingPathComponent(".ffmpeg.out"), errURL = directory.appendingPathComponent(".ffmpeg.err")
@@ -30,6 +30,9 @@ import TestSupport
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { process.terminate() }
         process.waitUntilExit()
         return ToolResult(status: process.terminationStatus,
                           stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
@@ -120,6 +123,20 @@ import TestSupport
         let source = try Self.frameHashes("source.ts", map: "0:v", in: dir)
         #expect(video.count == 100)
         #expect(video == source)
+    }
+
+    /// A classic client (FFmpeg's HLS demuxer knows no LL-HLS tags) reads the live playlist,
+    /// parts and preload hint included, as an ordinary live playlist.
+    @Test func aClassicClientProbesTheLiveLowLatencyPlaylist() throws {
+        let dir = try Self.directory("live")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let packager = package(try Self.timed(Self.audioVideo))
+        #expect(packager.livePlaylist().contains("#EXT-X-PRELOAD-HINT"))
+        try Self.write(packager, to: dir)
+        let probe = try Self.ffmpeg(["-show_entries", "stream=codec_name", "-of", "csv=p=0", "live.m3u8"], in: dir,
+                                    tool: "/usr/bin/ffprobe", timeout: 30)
+        #expect(probe.status == 0 && probe.stderr.isEmpty, "ffprobe: \(probe.stderr)")
+        #expect(probe.stdout.split(separator: "\n").map(String.init).prefix(2) == ["h264", "aac"])
     }
 
     @Test func eachSegmentAndEachIndependentPartDecodesAlone() throws {
