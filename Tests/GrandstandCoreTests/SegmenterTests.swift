@@ -18,6 +18,34 @@ import Testing
         if case .segmentStarted(let s)? = events.first { #expect(s.programDateTimeNanoseconds == TSFixture.epoch) }
     }
 
+    /// Live-edge latency at real-time pace: a part is published when the first packet of the
+    /// frame after it arrives, so one frame after its last media arrived and within part duration
+    /// + 50 ms of its first (the target; p100 here, not only p99).
+    @Test func partsArePublishedOneFrameAfterTheirLastMedia() throws {
+        var segmenter = Segmenter()
+        var segmentStart: Int64 = 0, partStart: Int64 = 0
+        var checked = 0
+        for packet in try timedFixturePackets() {
+            for event in segmenter.ingest(packet.bytes[...], timestampNanoseconds: packet.capture) {
+                switch event {
+                case .segmentStarted(let start):
+                    segmentStart = start.startTicks
+                    partStart = segmentStart
+                case .part(let part):
+                    let firstArrival = TSFixture.epoch + MediaClock.nanoseconds(ticks: partStart - TSFixture.firstDTS)
+                    let lastMediaEnd = firstArrival + MediaClock.nanoseconds(ticks: part.durationTicks)
+                    #expect(packet.capture - firstArrival <= MediaClock.nanoseconds(ticks: part.durationTicks) + 50_000_000)
+                    #expect(packet.capture - lastMediaEnd <= 40_000_000)
+                    partStart += part.durationTicks
+                    checked += 1
+                default:
+                    break
+                }
+            }
+        }
+        #expect(checked == 9)  // the tenth part is completed by finish()
+    }
+
     @Test func oneSecondTargetGivesFourSegmentsWithAShortFinalPart() throws {
         let (events, _) = segment(try timedFixturePackets(), configuration: SegmenterConfiguration(targetDuration: 1))
         #expect(segmentEnds(events) == [90_000, 90_000, 90_000, 90_000])
