@@ -109,6 +109,30 @@ import TestSupport
         #expect(audio == sourceAudio)
     }
 
+    /// The project's sample stream (tools/samples/clean.ts: 20 s, 640×360 H.264 without B-frames,
+    /// AAC stereo, CBR with null packets, PAT/PMT/SDT repeated).
+    @Test func sampleStreamGivesTenTwoSecondSegmentsThatDecodeFrameIdentical() throws {
+        let dir = try Self.directory("sample")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sample = "../../tools/samples/clean.ts"
+        let packager = package(try Self.timed(sample), finish: true)
+        let durations = packager.window.segments.map(\.durationTicks)
+        #expect(durations == Array(repeating: 180_000, count: 10))
+        #expect(packager.window.segments.allSatisfy { $0.parts.count == 5 && $0.independent })
+        #expect(packager.segmenter.statistics.discontinuityCount == 0 && packager.segmenter.statistics.accessUnitsDropped == 0)
+        // Null packets and the SDT stay out of the segments.
+        #expect(packager.segmenter.statistics.packetsNotInProgram > 434)
+        try Self.write(packager, to: dir)
+        try Data(try Fixtures.bytes(sample)).write(to: dir.appendingPathComponent("source.ts"))
+        let video = try Self.frameHashes("live.m3u8", map: "0:v", in: dir)
+        let sourceVideo = try Self.frameHashes("source.ts", map: "0:v", in: dir)
+        #expect(video.count == 500)
+        #expect(video == sourceVideo)
+        let audio = try Self.frameHashes("live.m3u8", map: "0:a", in: dir)
+        let sourceAudio = try Self.frameHashes("source.ts", map: "0:a", in: dir)
+        #expect(audio == sourceAudio)
+    }
+
     @Test func hevcPlaylistDecodesFrameIdenticalToTheSource() throws {
         let dir = try Self.directory("hevc")
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -28,6 +28,16 @@ import GrandstandCore
         #expect(detector.fallbacks == 0 && detector.lastError == nil)
     }
 
+    @Test func sampleStreamKeyframesEverySecond() throws {
+        let payloads = try Self.payloads("../../../tools/samples/clean.ts")
+        #expect(payloads.count == 500)
+        let detector = ParserKeyframeDetector()
+        let byParser = payloads.indices.filter { detector.isKeyframe(payloads[$0][...], streamType: .h264) }
+        #expect(byParser == Array(stride(from: 0, to: 500, by: 25)))
+        let scan = NALUnitKeyframeDetector()
+        #expect(payloads.indices.filter { scan.isKeyframe(payloads[$0][...], streamType: .h264) } == byParser)
+    }
+
     @Test func hevcTransportStreamIRAPs() throws {
         let payloads = try Self.payloads("testsrc-160x90-25fps-4s-hevc.ts")
         #expect(payloads.count == 100)

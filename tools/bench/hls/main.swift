@@ -1,6 +1,6 @@
 // Throughput of the pure HLS core (demux + segment + window + playlist render) on a long
-// continuous stream made of copies of the H.264+AAC fixture with shifted clocks and continuous
-// continuity counters, fed as 7-packet datagrams. Built with -O by hls-throughput.sh.
+// continuous stream made of copies of a TS file with shifted clocks and continuous continuity
+// counters, fed as 7-packet datagrams. Built with -O by run.sh.
 import Foundation
 
 func shifted(_ p: [UInt8], by ticks: Int64) -> [UInt8] {
@@ -39,12 +39,31 @@ let path = CommandLine.arguments[1]
 let copies = Int(CommandLine.arguments[2]) ?? 100
 let source = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
 let packets = stride(from: 0, to: source.count, by: 188).map { Array(source[$0..<($0 + 188)]) }
+// One copy's media duration: the DTS span of the video (PID 0x100) plus one frame.
+var dtsValues: [Int64] = []
+for p in packets where (UInt16(p[1] & 0x1F) << 8 | UInt16(p[2])) == 0x100 && p[1] & 0x40 != 0 {
+    let offset = p[3] & 0x20 != 0 ? 5 + Int(p[4]) : 4
+    guard offset + 19 <= 188, p[offset + 2] == 1 else { continue }
+    let at = p[offset + 7] >> 6 == 3 ? offset + 14 : offset + 9
+    dtsValues.append(Int64(p[at] >> 1 & 0x07) << 30 | Int64(p[at + 1]) << 22 | Int64(p[at + 2] >> 1) << 15
+                     | Int64(p[at + 3]) << 7 | Int64(p[at + 4] >> 1))
+}
+let frame = dtsValues.count > 1 ? dtsValues[1] - dtsValues[0] : 3600
+// Shift each copy by at least the PCR span plus a PCR interval (audio may run past the video),
+// rounded up to whole frames, so both clocks run on across the seam.
+var pcrs: [Int64] = []
+for p in packets where p[3] & 0x20 != 0 && p[4] >= 7 && p[5] & 0x10 != 0 {
+    pcrs.append((Int64(p[6]) << 25 | Int64(p[7]) << 17 | Int64(p[8]) << 9 | Int64(p[9]) << 1 | Int64(p[10] >> 7)))
+}
+let pcrSpan = pcrs.count > 1 ? pcrs.last! - pcrs.first! + (pcrs[1] - pcrs[0]) : 0
+let videoSpan = (dtsValues.max() ?? 0) - (dtsValues.min() ?? 0) + frame
+let copyTicks = (max(videoSpan, pcrSpan) + frame - 1) / frame * frame
 var stream: [UInt8] = []
 stream.reserveCapacity(source.count * copies)
 var cc: [UInt16: UInt8] = [:]
 for k in 0..<copies {
     for p in packets {
-        var q = shifted(p, by: Int64(k) * 4 * 90_000)
+        var q = shifted(p, by: Int64(k) * copyTicks)
         let pid = UInt16(q[1] & 0x1F) << 8 | UInt16(q[2])
         if q[3] & 0x10 != 0 {
             let next = cc[pid].map { ($0 &+ 1) & 0x0F } ?? (q[3] & 0x0F)
@@ -56,7 +75,7 @@ for k in 0..<copies {
         stream += q
     }
 }
-let seconds = Double(copies) * 4
+let seconds = Double(copies) * Double(copyTicks) / 90_000
 var packager = HLSPackager()
 var playlistBytes = 0, parts = 0
 let start = DispatchTime.now().uptimeNanoseconds
