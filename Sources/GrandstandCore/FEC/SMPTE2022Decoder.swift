@@ -156,7 +156,13 @@ public struct SMPTE2022Decoder: Sendable {
         var actions: [FECAction] = []
         let timeout = configuration.limits.timeoutNanoseconds
         for n in matrices.keys.sorted() {
-            if let end = matrices[n]?.endSeenAt, end + timeout <= now { actions += evaluate(n, now: now, final: true) }
+            if let end = matrices[n]?.endSeenAt, end + timeout <= now {
+                actions += evaluate(n, now: now, final: true)
+            } else if let matrix = matrices[n], matrix.endSeenAt == nil, matrix.lastActivity + timeout <= now {
+                // Nothing arrived for the matrix within the timeout (the stream stopped or
+                // stalled in it): decide with what there is, so its tail is not held forever.
+                actions += evaluate(n, now: now, final: true)
+            }
         }
         return actions + release(now: now)
     }
@@ -287,7 +293,13 @@ public struct SMPTE2022Decoder: Sendable {
 
     private mutating func close(_ n: Int64, failed: Bool, now: Int64) -> [FECAction] {
         guard let matrix = matrices.removeValue(forKey: n), let span, let columns, let rows else { return [] }
-        let missing = (0..<span).map { matrix.base + $0 }.filter { !buffer.contains($0) }
+        var missing = (0..<span).map { matrix.base + $0 }.filter { !buffer.contains($0) }
+        if buffer.highest < matrix.base + span - 1 {
+            // The stream stopped inside this matrix: packets after the last one seen are lost only
+            // when an FEC group received says they were sent (a trailing partial matrix is not).
+            let covered = Set(matrix.groups.flatMap { key, fec in (0..<Int64(fec.count)).map { key.base + $0 * Int64(fec.offset) } })
+            missing = missing.filter { $0 <= buffer.highest || covered.contains($0) }
+        }
         let failed = failed || !missing.isEmpty
         if failed { for ext in missing where ext >= buffer.next { buffer.abandoned.insert(ext) } }
         let lost = matrix.recovered + missing.count
