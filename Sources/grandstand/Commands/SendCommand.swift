@@ -140,6 +140,12 @@ struct SendCommand: ParsableCommand {
             for line in session.summary() { print(line) }
             throw ExitCode(1)
         }
+        if !signalled, plan.videos.contains(where: { $0.fec != nil }) {
+            // Receivers decide a stream's last FEC window only at their repair timeout (200 ms by
+            // default; its last source may be merely late until then), and a deletion retires the
+            // channel: let that timeout pass first.
+            signalled = clock.wait(until: clock.now + SendPlan.fecDrainNanoseconds)
+        }
         session.sendDeletions(now: clock.now)
         if signalled { print("stopped on signal; SAP deletions sent") }
         for line in session.summary() { print(line) }

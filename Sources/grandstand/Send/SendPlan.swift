@@ -126,6 +126,9 @@ struct SendPlan {
         }
     }
 
+    /// Time between the last media/repair datagram and the SAP deletions when a channel sends FEC.
+    static let fecDrainNanoseconds: Int64 = 500_000_000
+
     /// Passes over each file: nil loops forever.
     var passes: Int? { command.loop ? nil : (command.count ?? 1) }
 
