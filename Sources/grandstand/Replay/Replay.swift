@@ -17,9 +17,12 @@ struct Replay {
     let capturePath: String
     let outputDirectory: String
     let configuration: IngestConfiguration
+    /// A BPF filter installed before reading (what live capture would have let through), or nil.
+    var filter: String? = nil
 
     func run() throws -> Summary {
         let capture = try PacketCapture.open(file: capturePath)
+        if let filter { try capture.setFilter(filter) }
         guard let link = LinkLayer(linkType: capture.linkType.rawValue) else {
             throw ReplayError("unsupported link type \(capture.linkType.name) in", capturePath, code: 0)
         }
