@@ -121,29 +121,34 @@ struct ChannelReceiver: Sendable {
         if trailing != 0 { stats.drop(.tsBadLength) }
         let start = payload.startIndex
         var kept: [UInt8]? = nil   // nil while every packet so far is kept (then no copy is made)
-        for index in 0..<whole {
-            let chunkStart = start + index * size
-            let chunk = payload[chunkStart..<(chunkStart + size)]
-            var keep = true
-            switch TSPacket.parse(chunk) {
-            case .failure(let reason):
-                stats.drop(reason)
-                keep = false
-            case .success(let packet):
-                switch continuity.record(packet) {
-                case .duplicate:
-                    stats.tsDuplicatesDropped += 1
+        // Headers are read in place: no per-packet slices or `TSPacket` values on this hot path
+        // (docs/performance.md).
+        payload.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for index in 0..<whole {
+                let chunk = base + index * size
+                var keep = true
+                switch TSPacket.Header.parse(chunk) {
+                case .failure(let reason):
+                    stats.drop(reason)
                     keep = false
-                case .discontinuity:
-                    stats.tsDiscontinuities += 1
-                case .ok, .ignored:
-                    break
+                case .success(let header):
+                    switch continuity.record(pid: header.pid, counter: header.continuityCounter, hasPayload: header.hasPayload,
+                                             discontinuityIndicator: header.discontinuityIndicator) {
+                    case .duplicate:
+                        stats.tsDuplicatesDropped += 1
+                        keep = false
+                    case .discontinuity:
+                        stats.tsDiscontinuities += 1
+                    case .ok, .ignored:
+                        break
+                    }
                 }
-            }
-            if !keep, kept == nil {
-                kept = Array(payload[start..<chunkStart])
-            } else if keep, kept != nil {
-                kept?.append(contentsOf: chunk)
+                if !keep, kept == nil {
+                    kept = Array(UnsafeBufferPointer(start: base, count: index * size))
+                } else if keep, kept != nil {
+                    kept?.append(contentsOf: UnsafeBufferPointer(start: chunk, count: size))
+                }
             }
         }
         let packets: ArraySlice<UInt8> = kept.map { $0[...] } ?? payload[start..<(start + whole * size)]

@@ -30,7 +30,11 @@ struct Replay {
         var pipeline = IngestPipeline(configuration: configuration)
         var summary = Summary()
         var nextTick: Int64? = nil
-        while let packet = try capture.next() {
+        // One frame buffer for the whole run: the pipeline's actions are written out before the
+        // next frame is read, so the buffer is unshared again and is refilled without allocating.
+        var frame: [UInt8] = []
+        frame.reserveCapacity(65_536)
+        while let packet = try capture.next(into: &frame) {
             let time = packet.timestampNanoseconds
             // The first packet, then every whole second of capture time: retire, close windows.
             if nextTick.map({ time >= $0 }) ?? true {
@@ -38,10 +42,10 @@ struct Replay {
                 nextTick = Self.nextSecond(after: time)
             }
             summary.frames += 1
-            summary.bytes += packet.bytes.count
+            summary.bytes += frame.count
             if summary.firstTimestamp == nil { summary.firstTimestamp = time }
             summary.lastTimestamp = time
-            try output.handle(pipeline.ingest(frame: packet.bytes[...], link: link, timestampNanoseconds: time), at: time)
+            try output.handle(pipeline.ingest(frame: frame[...], link: link, timestampNanoseconds: time), at: time)
         }
         let end = summary.lastTimestamp ?? 0
         try output.handle(pipeline.tick(nowNanoseconds: end), at: end)
