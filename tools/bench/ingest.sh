@@ -7,7 +7,8 @@
 #
 # Environment: RUNS (default 5), PACKETS (video RTP packets in the capture, default 200000),
 # CPU (core to pin to, default 1), GRANDSTAND_CACHE (default ./.cache), SWIFT (default swift),
-# BENCH_FILTER (overrides the capture's filter.txt), SKIP_BUILD=1 (use the existing release build).
+# BENCH_FILTER (overrides the capture's filter.txt), SKIP_BUILD=1 (use the existing release build),
+# GRANDSTAND_BIN (measure this grandstand binary instead of building one, e.g. an older build).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -23,11 +24,15 @@ DISK_OUT="$WORK/out-$$"
 mkdir -p "$WORK"
 trap 'rm -rf "$TMPFS_OUT" "$DISK_OUT"' EXIT
 
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-    echo "== release build" >&2
-    "$SWIFT" build -c release --product grandstand >&2
+if [[ -n "${GRANDSTAND_BIN:-}" ]]; then
+    BIN=$GRANDSTAND_BIN
+else
+    if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+        echo "== release build" >&2
+        "$SWIFT" build -c release --product grandstand >&2
+    fi
+    BIN="$("$SWIFT" build -c release --show-bin-path)/grandstand"
 fi
-BIN="$("$SWIFT" build -c release --show-bin-path)/grandstand"
 [[ -x "$BIN" ]] || { echo "ingest.sh: no release binary at $BIN" >&2; exit 1; }
 
 GENERATOR=tools/bench/make-bench-capture.py
