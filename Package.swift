@@ -46,31 +46,38 @@ let package = Package(
         .target(name: "Capture", dependencies: ["CGSPcap"], path: "Sources/Adapters/Capture"),
         .target(name: "Systemd", dependencies: ["CGSSystemd"], path: "Sources/Adapters/Systemd"),
         .target(name: "MediaCodec", dependencies: ["CGSAVCodec"], path: "Sources/Adapters/MediaCodec"),
-        .target(name: "ErasureCoding", dependencies: ["CGSISAL"], path: "Sources/Adapters/ErasureCoding"),
+        // Implements the core's ReedSolomonMath (FEC protection windows) with ISA-L.
+        .target(name: "ErasureCoding", dependencies: ["CGSISAL", "GrandstandCore"], path: "Sources/Adapters/ErasureCoding"),
         .target(name: "WiFi", dependencies: ["CGSNetlink"], path: "Sources/Adapters/WiFi"),
         .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
         .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem"], path: "Sources/Adapters/HTTPServer"),
+        // UDP multicast sending (and a joined receiver for tests): Glibc sockets only.
+        .target(name: "Multicast", dependencies: ["GrandstandCore"], path: "Sources/Adapters/Multicast"),
 
         // MARK: The one executable that wires everything.
         .executableTarget(
             name: "grandstand",
             dependencies: [
                 "GrandstandCore", "Capture", "Systemd", "MediaCodec", "ErasureCoding", "WiFi", "GPIO",
-                "HTTPServer", "CGSBuildStamp",
+                "HTTPServer", "Multicast", "CGSBuildStamp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/grandstand"),
 
+        // MARK: Benchmarks (tools/bench): `swift run -c release fec-bench`.
+        .executableTarget(name: "fec-bench", dependencies: ["GrandstandCore", "ErasureCoding", "CGSISAL"], path: "tools/bench/fec"),
+
         // MARK: Tests: one target per module; fixtures live beside them under Tests/Fixtures.
         .target(name: "TestSupport", path: "Tests/Support"),
-        .testTarget(name: "GrandstandCoreTests", dependencies: ["GrandstandCore", "TestSupport"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
+        .testTarget(name: "GrandstandCoreTests", dependencies: ["GrandstandCore", "Capture", "TestSupport"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "MediaCodecTests", dependencies: ["MediaCodec", "TestSupport"]),
-        .testTarget(name: "ErasureCodingTests", dependencies: ["ErasureCoding", "TestSupport"]),
+        .testTarget(name: "ErasureCodingTests", dependencies: ["ErasureCoding", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "WiFiTests", dependencies: ["WiFi"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "TestSupport"]),
+        .testTarget(name: "MulticastTests", dependencies: ["Multicast", "GrandstandCore", "TestSupport"]),
+        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "Multicast", "TestSupport"]),
     ]
 )

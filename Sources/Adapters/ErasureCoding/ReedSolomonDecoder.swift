@@ -1,7 +1,7 @@
 import CGSISAL
 
-/// Recovery tables for one loss pattern of a `ReedSolomonCodec` window: the inverse of the
-/// generator rows of k received symbols, reduced to the rows of the missing sources.
+/// Recovery tables for one loss pattern of a `ReedSolomonCodec` window: the rows of the missing
+/// sources only, from an e×e inversion (e = sources lost), not the full k×k one.
 public struct ReedSolomonDecoder: Sendable, Equatable {
     public let codec: ReedSolomonCodec
     /// The k received symbol indices the decoder reads (sources first), ascending.
@@ -24,21 +24,33 @@ public struct ReedSolomonDecoder: Sendable, Equatable {
         let missing = (0..<k).filter { !arrived.contains($0) }
         var tables: [UInt8] = []
         if !missing.isEmpty {
-            var rows = [UInt8](repeating: 0, count: k * k)
-            for (r, index) in survivors.enumerated() {
-                for c in 0..<k { rows[r * k + c] = codec.coefficient(row: index, source: c) }
+            // Solve only for the e missing sources: with the k − e sources that arrived (P) and e
+            // repairs (R), s_missing = G[R,missing]⁻¹ · (repairs + G[R,P] · s_P) over GF(2^8):
+            // an e×e inversion instead of k×k, and e decode rows of k coefficients.
+            let e = missing.count
+            let repairs = survivors.filter { $0 >= k }
+            let present = survivors.filter { $0 < k }
+            var sub = [UInt8](repeating: 0, count: e * e)
+            for (i, r) in repairs.enumerated() {
+                for (j, l) in missing.enumerated() { sub[i * e + j] = codec.coefficient(row: r, source: l) }
             }
-            var inverse = [UInt8](repeating: 0, count: k * k)
-            let status = gf_invert_matrix(&rows, &inverse, Int32(k))
+            var inverse = [UInt8](repeating: 0, count: e * e)
+            let status = gf_invert_matrix(&sub, &inverse, Int32(e))
             guard status == 0 else {
                 throw ErasureCodingError("gf_invert_matrix", .singularMatrix(rows: survivors), code: status)
             }
-            // Source s = row s of the inverse applied to the survivors.
-            var decodeRows = [UInt8]()
-            decodeRows.reserveCapacity(missing.count * k)
-            for s in missing { decodeRows += inverse[(s * k)..<((s + 1) * k)] }
-            tables = [UInt8](repeating: 0, count: 32 * k * missing.count)
-            ec_init_tables(Int32(k), Int32(missing.count), &decodeRows, &tables)
+            // Survivor columns: the present sources (ascending), then the repairs (ascending).
+            var decodeRows = [UInt8](repeating: 0, count: e * k)
+            for i in 0..<e {
+                for (c, p) in present.enumerated() {
+                    var sum: UInt8 = 0
+                    for t in 0..<e { sum ^= gf_mul(inverse[i * e + t], codec.coefficient(row: repairs[t], source: p)) }
+                    decodeRows[i * k + c] = sum
+                }
+                for t in 0..<e { decodeRows[i * k + present.count + t] = inverse[i * e + t] }
+            }
+            tables = [UInt8](repeating: 0, count: 32 * k * e)
+            ec_init_tables(Int32(k), Int32(e), &decodeRows, &tables)
         }
         self.codec = codec
         self.survivors = survivors

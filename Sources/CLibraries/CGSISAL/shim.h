@@ -2,3 +2,4 @@
 #include <isa-l.h>  /* ISAL_*_VERSION: libisal has no run-time version call */
 #include <isa-l/erasure_code.h>
 #include <isa-l/gf_vect_mul.h>
+#include <isa-l/crc.h>      /* crc32_iscsi: CRC-32C of FEC repair symbols */

@@ -1,0 +1,145 @@
+import CGSISAL
+import GrandstandCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The product's GF(2^8) math for Reed-Solomon protection windows: the core's `ReedSolomonMath`
+/// over ISA-L (Cauchy generator, SIMD multiply-accumulate). Codecs are built once per (k, m) and
+/// decode tables once per loss pattern (which k symbols survived), then reused: a stream with a
+/// recurring loss pattern pays for one matrix inversion. The caches sit behind a mutex, so one
+/// instance may be shared, though one per channel avoids contention.
+public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
+    struct Shape: Hashable {
+        var k: Int
+        var m: Int
+    }
+
+    /// Which k symbols survived, as a 256-bit set (k + m ≤ 255), with the window shape.
+    struct Pattern: Hashable {
+        var shape: Shape
+        var bits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+        init(shape: Shape, survivors: [Int]) {
+            self.shape = shape
+            for i in survivors {
+                switch i >> 6 {
+                case 0: bits.0 |= 1 << UInt64(i & 63)
+                case 1: bits.1 |= 1 << UInt64(i & 63)
+                case 2: bits.2 |= 1 << UInt64(i & 63)
+                default: bits.3 |= 1 << UInt64(i & 63)
+                }
+            }
+        }
+
+        static func == (a: Pattern, b: Pattern) -> Bool { a.shape == b.shape && a.bits == b.bits }
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(shape)
+            hasher.combine(bits.0)
+            hasher.combine(bits.1)
+            hasher.combine(bits.2)
+            hasher.combine(bits.3)
+        }
+    }
+
+    /// Loss patterns kept; the cache is emptied when it would grow beyond this.
+    public let maxCachedPatterns: Int
+    private var codecs: [Shape: ReedSolomonCodec] = [:]
+    private var decoders: [Pattern: ReedSolomonDecoder] = [:]
+    public private(set) var decodeCacheHits = 0
+    public private(set) var decodeCacheMisses = 0
+
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    public init(maxCachedPatterns: Int = 512) {
+        self.maxCachedPatterns = maxCachedPatterns
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    private func locked<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// The codec for k sources and m repairs, built on first use.
+    public func codec(sourceCount k: Int, repairCount m: Int) throws -> ReedSolomonCodec {
+        try locked { try cachedCodec(sourceCount: k, repairCount: m) }
+    }
+
+    private func cachedCodec(sourceCount k: Int, repairCount m: Int) throws -> ReedSolomonCodec {
+        let shape = Shape(k: k, m: m)
+        if let codec = codecs[shape] { return codec }
+        let codec = try ReedSolomonCodec(sourceCount: k, repairCount: m)
+        if codecs.count >= 64 { codecs.removeAll() }
+        codecs[shape] = codec
+        return codec
+    }
+
+    /// The decode tables for the survivors `received` (the lowest k indices are used), cached.
+    public func decoder(sourceCount k: Int, repairCount m: Int, received: some Sequence<Int>) throws -> ReedSolomonDecoder {
+        let survivors = Self.lowest(k, of: received)
+        return try locked { try cachedDecoder(sourceCount: k, repairCount: m, survivors: survivors) }
+    }
+
+    private func cachedDecoder(sourceCount k: Int, repairCount m: Int, survivors: [Int]) throws -> ReedSolomonDecoder {
+        let pattern = Pattern(shape: Shape(k: k, m: m), survivors: survivors)
+        if let decoder = decoders[pattern] {
+            decodeCacheHits += 1
+            return decoder
+        }
+        decodeCacheMisses += 1
+        let decoder = try cachedCodec(sourceCount: k, repairCount: m).decoder(forReceived: survivors)
+        if decoders.count >= maxCachedPatterns { decoders.removeAll() }
+        decoders[pattern] = decoder
+        return decoder
+    }
+
+    /// The k lowest distinct indices (already the case for the decoder's ascending lists).
+    static func lowest(_ k: Int, of received: some Sequence<Int>) -> [Int] {
+        let list = Array(received)
+        if list.count == k, zip(list, list.dropFirst()).allSatisfy({ $0 < $1 }) { return list }
+        return Array(Set(list).sorted().prefix(k))
+    }
+
+    public func encode(sourceCount k: Int, repairCount m: Int, symbolLength: Int, sources: [[UInt8]]) throws -> [[UInt8]] {
+        let codec = try codec(sourceCount: k, repairCount: m)
+        if let bad = sources.firstIndex(where: { $0.count != symbolLength }) {
+            throw ErasureCodingError("encode", .lengthMismatch(index: bad, expected: symbolLength, got: sources[bad].count))
+        }
+        return try codec.encode(sources: sources)
+    }
+
+    public func reconstruct(sourceCount k: Int, repairCount m: Int, symbolLength: Int,
+                            received: [Int: [UInt8]]) throws -> [Int: [UInt8]] {
+        let decoder = try decoder(sourceCount: k, repairCount: m, received: received.keys)
+        return try decoder.reconstruct(received: received, length: symbolLength)
+    }
+
+    /// The hot path: ISA-L reads the survivors in place and writes the rebuilt sources in place.
+    public func reconstruct(sourceCount k: Int, repairCount m: Int, symbolLength: Int, indices: [Int],
+                            symbols: UnsafeBufferPointer<UInt8>, output: UnsafeMutableBufferPointer<UInt8>) throws {
+        let decoder = try decoder(sourceCount: k, repairCount: m, received: indices)
+        guard indices == decoder.survivors, symbols.count >= k * symbolLength,
+              output.count >= decoder.missing.count * symbolLength, let input = symbols.baseAddress else {
+            throw ErasureCodingError("reconstruct", .wrongOutputCount(expected: decoder.missing.count, got: output.count / max(1, symbolLength)))
+        }
+        guard let out = output.baseAddress, !decoder.missing.isEmpty else { return }
+        let inputs = (0..<k).map { Optional(UnsafeMutablePointer(mutating: input + $0 * symbolLength)) }
+        let outputs = (0..<decoder.missing.count).map { Optional(out + $0 * symbolLength) }
+        try decoder.reconstructUnsafe(length: symbolLength, survivors: inputs, into: outputs)
+    }
+
+    /// CRC-32C with ISA-L's crc32_iscsi (SSE4.2 / ARMv8 CRC instructions where available).
+    public func crc32c(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
+        return ~crc32_iscsi(UnsafeMutablePointer(mutating: base), Int32(clamping: bytes.count), 0xFFFF_FFFF)
+    }
+}

@@ -1,0 +1,146 @@
+/// The source side of a FEC decoder: extends 16-bit RTP sequence numbers, holds packets that
+/// arrive after a gap (at most `hold` past their arrival unless a still-open window may fill the
+/// gap), releases them in order exactly once, and keeps the last `history` released packets so
+/// repair data arriving later can still use them. A ring of slots indexed by extended sequence.
+struct FECSourceBuffer: Sendable {
+    struct Entry: Sendable {
+        var ext: Int64
+        var bytes: [UInt8]
+        var arrival: Int64
+        var recovered: Bool
+    }
+
+    enum InsertOutcome: Equatable {
+        /// Stored, waiting to be released in order.
+        case stored
+        /// Already held or released: dropped.
+        case duplicate
+        /// Its place in the output has passed; kept (when recent) only to help decode windows.
+        case late
+        /// Too far from the stream's position: the caller flushes and restarts the stream.
+        case restart
+    }
+
+    /// Beyond this many sequence numbers ahead of the highest (or behind the output) a packet
+    /// means the sender restarted (RFC 3550 A.1's MAX_DROPOUT).
+    static let maxJump: Int64 = 3000
+
+    let history: Int64
+    let hold: Int64
+    private let mask: Int
+    private var slots: [Entry?]
+    /// Next extended sequence number to release; -1 before the first packet.
+    private(set) var next: Int64 = -1
+    /// Highest extended sequence number stored.
+    private(set) var highest: Int64 = -1
+    /// Missing sequence numbers a closed window gave up on: released as lost without waiting.
+    var abandoned: Set<Int64> = []
+
+    init(history: Int, hold: Int64) {
+        self.history = Int64(max(1, history))
+        self.hold = hold
+        var capacity = 1
+        while capacity < max(1, history) + Int(Self.maxJump) + 2 { capacity <<= 1 }
+        mask = capacity - 1
+        slots = Array(repeating: nil, count: capacity)
+    }
+
+    var started: Bool { next >= 0 }
+
+    /// The extended number of `sequence`: the one closest to the highest seen.
+    func extend(_ sequence: UInt16) -> Int64 {
+        guard started else { return (Int64(1) << 32) + Int64(sequence) }
+        let delta = Int16(bitPattern: sequence &- UInt16(truncatingIfNeeded: highest))
+        return highest + Int64(delta)
+    }
+
+    /// The packet at `ext` if it is still held or in the history.
+    func entry(_ ext: Int64) -> Entry? {
+        guard started, ext >= next - history, ext <= highest, let entry = slots[Int(ext & Int64(mask))],
+              entry.ext == ext else { return nil }
+        return entry
+    }
+
+    func contains(_ ext: Int64) -> Bool { entry(ext) != nil }
+
+    mutating func insert(ext: Int64, bytes: [UInt8], arrival: Int64, recovered: Bool) -> InsertOutcome {
+        if !started {
+            next = ext
+            highest = ext - 1
+        }
+        if ext > highest + Self.maxJump || ext < next - history - Self.maxJump { return .restart }
+        let index = Int(ext & Int64(mask))
+        if let existing = slots[index], existing.ext == ext, ext >= next - history { return .duplicate }
+        guard ext >= next - history else { return .late }
+        slots[index] = Entry(ext: ext, bytes: bytes, arrival: arrival, recovered: recovered)
+        if ext > highest {
+            highest = ext
+        }
+        return ext < next ? .late : .stored
+    }
+
+    /// Releases everything releasable at `now`: present packets in order, and missing ones that
+    /// were abandoned or whose follower has waited `hold` while no open window awaits them.
+    mutating func release(now: Int64, stats: inout FECStats, awaited: (Int64) -> Bool) -> [FECAction] {
+        var actions: [FECAction] = []
+        while started, next <= highest {
+            if let entry = slots[Int(next & Int64(mask))], entry.ext == next {
+                actions.append(.deliver(FECDeliveredPacket(sequenceNumber: UInt16(truncatingIfNeeded: next), bytes: entry.bytes,
+                                                           recovered: entry.recovered, timestampNanoseconds: entry.arrival)))
+                if entry.recovered { stats.recoveredPackets += 1 } else { stats.sourcePackets += 1 }
+                abandoned.remove(next)
+                next += 1
+                continue
+            }
+            // The head is missing; the first packet after it has been waiting since its arrival.
+            var follower = next + 1
+            while follower <= highest, !contains(follower) { follower += 1 }
+            let waited = follower <= highest ? now - (entry(follower)?.arrival ?? now) : 0
+            var run: Int64 = 0
+            while next + run < follower {
+                let ext = next + run
+                guard abandoned.contains(ext) || (waited >= hold && !awaited(ext)) else { break }
+                abandoned.remove(ext)
+                run += 1
+            }
+            guard run > 0 else { break }
+            actions.append(.lost(firstSequence: UInt16(truncatingIfNeeded: next), count: Int(run), timestampNanoseconds: now))
+            stats.unrecoveredPackets += Int(run)
+            next += run
+        }
+        return actions
+    }
+
+    /// Releases everything held (missing packets as lost) and forgets the stream, for a sender
+    /// restart or the end of input.
+    mutating func flush(now: Int64, stats: inout FECStats) -> [FECAction] {
+        guard started else { return [] }
+        var actions: [FECAction] = []
+        var missingFrom: Int64? = nil
+        func endRun(_ ext: Int64) {
+            if let first = missingFrom {
+                actions.append(.lost(firstSequence: UInt16(truncatingIfNeeded: first), count: Int(ext - first), timestampNanoseconds: now))
+                stats.unrecoveredPackets += Int(ext - first)
+                missingFrom = nil
+            }
+        }
+        var ext = next
+        while ext <= highest {
+            if let entry = entry(ext), ext >= next {
+                endRun(ext)
+                actions.append(.deliver(FECDeliveredPacket(sequenceNumber: UInt16(truncatingIfNeeded: ext), bytes: entry.bytes,
+                                                           recovered: entry.recovered, timestampNanoseconds: entry.arrival)))
+                if entry.recovered { stats.recoveredPackets += 1 } else { stats.sourcePackets += 1 }
+            } else if missingFrom == nil {
+                missingFrom = ext
+            }
+            ext += 1
+        }
+        endRun(ext)
+        slots = Array(repeating: nil, count: slots.count)
+        next = -1
+        highest = -1
+        abandoned = []
+        return actions
+    }
+}

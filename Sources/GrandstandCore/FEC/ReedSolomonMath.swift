@@ -1,0 +1,46 @@
+/// The GF(2^8) Reed-Solomon code the protection windows use, injected so the core stays free of
+/// C libraries: the ISA-L `ErasureCoding` adapter implements it for the product; tests may use a
+/// small pure-Swift reference. The code must be systematic and MDS with ISA-L's Cauchy generator
+/// (`gf_gen_cauchy1_matrix`, field polynomial 0x11D): symbol i < k is source i, symbol k + r is
+/// repair r = Σ_j g[k+r][j] · source j with g[i][j] = 1 / (i ⊕ j). Sender and receiver must agree
+/// on it byte for byte (docs/protocol.md, "Reed-Solomon protection windows"). Sendable so
+/// decoders can live in the pipeline's Sendable recovery stages; implementations that cache
+/// must synchronise.
+public protocol ReedSolomonMath: Sendable {
+    /// The m repair symbols of k sources, every symbol `symbolLength` bytes.
+    func encode(sourceCount k: Int, repairCount m: Int, symbolLength: Int, sources: [[UInt8]]) throws -> [[UInt8]]
+
+    /// The missing sources (index < k → bytes) from at least k received symbols (index → bytes;
+    /// sources 0..<k, repairs k..<k+m). Implementations solve only for the missing sources and
+    /// may cache the decode matrix per loss pattern.
+    func reconstruct(sourceCount k: Int, repairCount m: Int, symbolLength: Int,
+                     received: [Int: [UInt8]]) throws -> [Int: [UInt8]]
+
+    /// See the extension: the flat form the decoder uses (implementations may override it).
+    func reconstruct(sourceCount k: Int, repairCount m: Int, symbolLength: Int, indices: [Int],
+                     symbols: UnsafeBufferPointer<UInt8>, output: UnsafeMutableBufferPointer<UInt8>) throws
+
+    /// CRC-32C of `bytes` (implementations may use a hardware CRC).
+    func crc32c(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32
+}
+
+extension ReedSolomonMath {
+    /// Flat variant for the decoder's hot path: `symbols` holds the k symbols listed in `indices`
+    /// (ascending; `symbolLength` bytes each, back to back); `output` receives the missing sources
+    /// (ascending) back to back. The default goes through the dictionary form.
+    public func reconstruct(sourceCount k: Int, repairCount m: Int, symbolLength: Int, indices: [Int],
+                            symbols: UnsafeBufferPointer<UInt8>, output: UnsafeMutableBufferPointer<UInt8>) throws {
+        var received: [Int: [UInt8]] = [:]
+        for (slot, index) in indices.enumerated() {
+            received[index] = Array(symbols[(slot * symbolLength)..<((slot + 1) * symbolLength)])
+        }
+        let rebuilt = try reconstruct(sourceCount: k, repairCount: m, symbolLength: symbolLength, received: received)
+        for (slot, index) in rebuilt.keys.sorted().enumerated() {
+            guard let bytes = rebuilt[index], (slot + 1) * symbolLength <= output.count else { continue }
+            for i in 0..<symbolLength { output[slot * symbolLength + i] = bytes[i] }
+        }
+    }
+
+    /// CRC-32C (Castagnoli) of `bytes`, for the repair-symbol check. Default: table-driven Swift.
+    public func crc32c(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 { CRC32C.checksum(bytes) }
+}

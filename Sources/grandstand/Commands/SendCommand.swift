@@ -1,0 +1,141 @@
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import GrandstandCore
+import Multicast
+
+/// `grandstand send`: the venue streamer for tests and demos. Announces channels with SAP,
+/// sends MPEG-TS files as RTP paced by their PCRs, sends data-channel messages, and can drop
+/// packets on purpose. See docs/streamer.md.
+struct SendCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send venue channels (SAP + RTP/MPEG-TS + data) to multicast groups.",
+        discussion: """
+            Example: grandstand send --interface lo --video "Bowl=tools/samples/clean.ts@239.255.20.1:5000" \\
+                     --data "Scores@239.255.20.2:5002" --loop
+            Exits on SIGINT/SIGTERM (sending SAP deletions) or when the files are sent.
+            """)
+
+    @Option(help: "Outgoing interface (IP_MULTICAST_IF); its address is the SAP origin.")
+    var interface: String?
+
+    @Option(help: ArgumentHelp("Source address to bind and announce as origin.", valueName: "ADDR"))
+    var source: String?
+
+    @Option(help: ArgumentHelp("A video channel: MPEG-TS FILE sent as RTP/AVP 33 (repeatable).", valueName: "NAME=FILE@GROUP:PORT"))
+    var video: [String] = []
+
+    @Option(help: ArgumentHelp("A data channel: lines of a JSON-lines FILE, or a counter (repeatable).", valueName: "NAME@GROUP:PORT[=FILE]"))
+    var data: [String] = []
+
+    @Option(help: ArgumentHelp("Channels as JSON: {\"channels\":[{\"name\",\"kind\":\"video|data\",\"file\",\"group\",\"port\"}]}.", valueName: "FILE"))
+    var config: String?
+
+    @Option(help: "Seconds between data-channel messages.")
+    var dataInterval: Double = 1
+
+    @Flag(help: "Send data channels as raw UDP (m=application PORT udp data) instead of RTP.")
+    var dataUDP = false
+
+    @Option(help: ArgumentHelp("SAP group (IPv4 or IPv6).", valueName: "ADDR"))
+    var sapGroup: String = "239.255.255.255"
+
+    @Option(help: "Seconds between announcements of each channel.")
+    var sapInterval: Double = 5
+
+    @Flag(help: "zlib-compress SAP payloads (C bit).")
+    var compress = false
+
+    @Option(help: ArgumentHelp("License triplet announced with every channel.", valueName: "VENUE/OWNER/APP"))
+    var license: String = "Demo Stadium/Grandstand/Grandstand"
+
+    @Flag(help: "Announce channels without a license attribute.")
+    var noLicense = false
+
+    @Flag(help: "Loop the files (and data messages) forever.")
+    var loop = false
+
+    @Option(help: "Passes over each file (default 1; --loop for endless).")
+    var count: Int?
+
+    @Option(help: ArgumentHelp("Drop this fraction (0-1) of each channel's packets, seeded.", valueName: "P"))
+    var dropRate: Double?
+
+    @Option(help: "Seed for --drop-rate and the RTP identities.")
+    var seed: UInt64 = 1
+
+    @Option(help: ArgumentHelp("Drop exactly these packets of each channel: every:N or 0,5,10-12.", valueName: "PATTERN"))
+    var dropPattern: String?
+
+    @Option(help: "Multicast TTL / hop limit.")
+    var ttl: Int = 16
+
+    @Flag(help: "Do not loop multicast back to this host (IP_MULTICAST_LOOP off).")
+    var noLoopback = false
+
+    @Option(help: "Stop after this many seconds.")
+    var duration: Double?
+
+    @Flag(help: "Only announce (SAP); send no media. Runs until a signal or --duration.")
+    var announceOnly = false
+
+    @Option(help: "Bit rate for pacing TS files that carry no PCR.")
+    var fallbackBitrate: Int = 1_000_000
+
+    func validate() throws {
+        guard !video.isEmpty || !data.isEmpty || config != nil else {
+            throw ValidationError("nothing to send: give --video, --data or --config")
+        }
+        guard sapInterval > 0, dataInterval > 0 else { throw ValidationError("--sap-interval and --data-interval must be > 0") }
+        guard (0...255).contains(ttl) else { throw ValidationError("--ttl must be 0-255") }
+        if let count, count < 1 { throw ValidationError("--count must be ≥ 1") }
+        if loop && count != nil { throw ValidationError("--loop and --count exclude each other") }
+        if let dropRate, !(0...1).contains(dropRate) { throw ValidationError("--drop-rate must be within 0-1") }
+        if dropRate != nil && dropPattern != nil { throw ValidationError("--drop-rate and --drop-pattern exclude each other") }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be > 0") }
+    }
+
+    func run() throws {
+        let plan: SendPlan
+        do {
+            plan = try SendPlan(self)
+        } catch let error as SendSpec.Failure {
+            printError("grandstand send: \(error)")
+            throw ExitCode(64)   // EX_USAGE
+        } catch let error as MulticastError {
+            printError("grandstand send: \(error)")
+            throw ExitCode(1)
+        }
+        var clock = SendClock()
+        let start = clock.now + 20_000_000
+        let session = plan.session(start: start)
+        do {
+            try session.openSockets()
+        } catch {
+            printError("grandstand send: \(error)")
+            throw ExitCode(1)
+        }
+        for line in plan.banner { print(line) }
+        fflush(nil)
+        let stopAt = duration.map { start + Int64($0 * 1e9) }
+        var signalled = false
+        do {
+            signalled = try session.run(clock: &clock, stopAt: stopAt, untilSignal: announceOnly)
+        } catch {
+            printError("grandstand send: \(error)")
+            session.sendDeletions(now: clock.now)
+            for line in session.summary() { print(line) }
+            throw ExitCode(1)
+        }
+        session.sendDeletions(now: clock.now)
+        if signalled { print("stopped on signal; SAP deletions sent") }
+        for line in session.summary() { print(line) }
+    }
+}

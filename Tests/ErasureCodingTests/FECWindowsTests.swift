@@ -1,0 +1,85 @@
+import Testing
+import TestSupport
+import GrandstandCore
+@testable import ErasureCoding
+
+/// The core's protection windows on the product math (ISA-L), end to end.
+@Suite struct FECWindowsTests {
+    static func rtp(_ sequence: UInt16, length: Int, random: inout SeededBytes) -> [UInt8] {
+        [0x80, 33, UInt8(sequence >> 8), UInt8(sequence & 0xFF), 0, 0, 0, 1, 0xAB, 0xCD, 0xEF, 0x01] + random.bytes(length)
+    }
+
+    @Test func isalMathMatchesTheDefinitionOfTheCode() throws {
+        let math = ISALReedSolomonMath()
+        var random = SeededBytes(state: 8)
+        let sources = random.window(k: 6, length: 70)
+        let repairs = try math.encode(sourceCount: 6, repairCount: 3, symbolLength: 70, sources: sources)
+        for r in 0..<3 {
+            for byte in [0, 31, 64, 69] {
+                let expected = (0..<6).reduce(UInt8(0)) { $0 ^ ReferenceGF.multiply(ReferenceGF.cauchy(row: 6 + r, source: $1), sources[$1][byte]) }
+                #expect(repairs[r][byte] == expected)
+            }
+        }
+        let error = thrownError(ErasureCodingError.self) {
+            try math.encode(sourceCount: 2, repairCount: 1, symbolLength: 70, sources: [sources[0], [1, 2]])
+        }
+        #expect(error?.reason == .lengthMismatch(index: 1, expected: 70, got: 2))
+    }
+
+    @Test func decodeTablesAreCachedPerLossPattern() throws {
+        let math = ISALReedSolomonMath()
+        var random = SeededBytes(state: 9)
+        for round in 0..<4 {
+            let sources = random.window(k: 10, length: 64)
+            let repairs = try math.encode(sourceCount: 10, repairCount: 4, symbolLength: 64, sources: sources)
+            // Sources 2 and 7 lost every time (same pattern), except round 3 (source 5 lost).
+            let lost: Set = round == 3 ? [5] : [2, 7]
+            var received: [Int: [UInt8]] = [:]
+            for i in 0..<10 where !lost.contains(i) { received[i] = sources[i] }
+            for r in 0..<lost.count { received[10 + r] = repairs[r] }
+            let rebuilt = try math.reconstruct(sourceCount: 10, repairCount: 4, symbolLength: 64, received: received)
+            #expect(rebuilt == Dictionary(uniqueKeysWithValues: lost.map { ($0, sources[$0]) }))
+        }
+        #expect(math.decodeCacheMisses == 2 && math.decodeCacheHits == 2)
+    }
+
+    /// (k, m) = (20, 5) with 1316-byte TS payloads: every number of losses up to m recovers
+    /// byte-exact through encoder → network → decoder on ISA-L; m + 1 fails with nothing wrong.
+    @Test(arguments: 0...6)
+    func encoderToDecoderOnISAL(losses: Int) throws {
+        var random = SeededBytes(state: UInt64(losses) + 100)
+        let packets = (0..<60).map { Self.rtp(UInt16(truncatingIfNeeded: 65_500 + $0), length: 1316, random: &random) }
+        var encoder = ReedSolomonWindowEncoder(configuration: .init(sourceCount: 20, repairCount: 5), math: ISALReedSolomonMath())
+        var decoder = ReedSolomonWindowDecoder(math: ISALReedSolomonMath())
+        var delivered: [[UInt8]] = [], results: [FECWindowResult] = []
+        func take(_ actions: [FECAction]) {
+            for case let .deliver(packet) in actions { delivered.append(packet.bytes) }
+            for case let .windowClosed(report) in actions { results.append(report.result) }
+        }
+        // Window 1 (packets 20–39) loses `losses` sources spread over it.
+        let dropped = Set((0..<losses).map { 20 + $0 * 3 })
+        for (i, packet) in packets.enumerated() {
+            let repairs = encoder.add(packet)
+            if !dropped.contains(i) { take(decoder.receiveSource(packet[...], nowNanoseconds: Int64(i))) }
+            for repair in repairs { take(decoder.receiveRepair(repair[...], nowNanoseconds: Int64(i))) }
+        }
+        take(decoder.finish(nowNanoseconds: 1_000))
+        let expected: FECWindowResult = losses == 0 ? .noLoss : (losses <= 5 ? .recovered : .failed)
+        #expect(results == [.noLoss, expected, .noLoss])
+        let survivors = losses <= 5 ? packets : packets.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
+        #expect(delivered == survivors)
+        #expect(decoder.stats.recoveredPackets == (losses <= 5 ? losses : 0))
+    }
+}
+
+@Suite struct ISALChecksumTests {
+    @Test func crc32cIsCastagnoli() {
+        let math = ISALReedSolomonMath()
+        let check = Array("123456789".utf8).withUnsafeBufferPointer { math.crc32c($0) }
+        #expect(check == 0xE306_9283)
+        var random = SeededBytes(state: 3)
+        let bytes = random.bytes(1330)
+        let isal = bytes.withUnsafeBufferPointer { math.crc32c($0) }
+        #expect(isal == ReedSolomonRepairHeader.checksum(of: bytes))
+    }
+}
