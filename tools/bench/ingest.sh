@@ -7,7 +7,7 @@
 #
 # Environment: RUNS (default 5), PACKETS (video RTP packets in the capture, default 200000),
 # CPU (core to pin to, default 1), GRANDSTAND_CACHE (default ./.cache), SWIFT (default swift),
-# BENCH_FILTER (overrides the capture's filter.txt), SKIP_BUILD=1 (use the existing release build),
+# BENCH_FILTER (overrides the filter replay reports), SKIP_BUILD=1 (use the existing release build),
 # GRANDSTAND_BIN (measure this grandstand binary instead of building one, e.g. an older build).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -47,8 +47,15 @@ if [[ ! -x "$READER" || tools/bench/pcap-read.c -nt "$READER" ]]; then
 fi
 PCAP="$CAPTURE_DIR/bench.pcap"
 CONFIG="$CAPTURE_DIR/config.json"
-FILTER=${BENCH_FILTER:-$(cat "$CAPTURE_DIR/filter.txt")}
 cat "$PCAP" > /dev/null   # into the page cache: both readers see the same warm file
+# The filter: what the daemon would install once the capture's channels are known
+# (CaptureFilter over the pipeline's endpoints), as an untimed first replay reports it.
+if [[ -n "${BENCH_FILTER:-}" ]]; then
+    FILTER=$BENCH_FILTER
+else
+    FILTER=$("$BIN" replay --pcap "$PCAP" --config "$CONFIG" --out "$TMPFS_OUT" | sed -n 's/^capture filter for the channels known at the end: //p')
+    [[ -n "$FILTER" ]] || { echo "ingest.sh: replay reported no capture filter" >&2; exit 1; }
+fi
 
 # One raw run: prints "packets rate".
 raw() {
@@ -63,7 +70,7 @@ raw() {
 replay() {
     rm -rf "$1"
     local line
-    line=$(taskset -c "$CPU" "$BIN" replay --pcap "$PCAP" --config "$CONFIG" --filter "$FILTER" --out "$1")
+    line=$(taskset -c "$CPU" "$BIN" replay --pcap "$PCAP" --config "$CONFIG" --filter "$FILTER" --out "$1" | head -1)
     local packets=${line#replayed }; packets=${packets%% *}
     local rate=${line##*(}; rate=${rate%% frames/s)}
     echo "$packets $rate"

@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """Writes the ingest benchmark's venue capture: a large, deterministic classic pcap (nanosecond
-timestamps, Ethernet) plus the configuration replay uses and the BPF filter the daemon would
-install for it once the channels are known. Standard library only.
+timestamps, Ethernet) plus the configuration replay uses. Standard library only.
 
 Content (streamer 10.1.2.3, licence Bench Arena / Grandstand / Grandstand):
   SAP (239.255.255.255:9875) announcing 3 licensed video channels 239.255.40.1..3:5000
@@ -13,7 +12,7 @@ Content (streamer 10.1.2.3, licence Bench Arena / Grandstand / Grandstand):
   the BPF filter); every 700th a TCP segment; every 1000th an ARP request.
 
 Usage: make-bench-capture.py OUTDIR [PACKETS]
-Writes OUTDIR/bench.pcap, OUTDIR/config.json, OUTDIR/filter.txt.
+Writes OUTDIR/bench.pcap and OUTDIR/config.json.
 """
 import json
 import struct
@@ -22,7 +21,6 @@ import sys
 BASE_NS = 1_750_000_000 * 1_000_000_000
 STREAMER = "10.1.2.3"
 LICENSE = "venueName=Bench Arena;contentOwner=Grandstand;appDeveloper=Grandstand"
-SAP_GROUPS = ["224.2.127.254", "239.255.255.255", "ff0e::2:7ffe"]   # GatewayConfig's well-known groups
 VIDEO = [("Bench Cam %d" % (i + 1), "239.255.40.%d" % (i + 1), 5000) for i in range(3)]
 DATA = ("Bench Scores", "239.255.40.9", 5100)
 CONFIG = {
@@ -159,18 +157,6 @@ def build(count):
         slot += 1
 
 
-def capture_filter():
-    """CaptureFilter's expression (Sources/GrandstandCore/Membership) for the SAP groups on 9875
-    plus every channel's media port: one clause per group, sorted by group."""
-    endpoints = [(g, 9875) for g in SAP_GROUPS] + [(g, p) for _, g, p in VIDEO] + [(DATA[1], DATA[2])]
-
-    def key(endpoint):
-        group = endpoint[0]
-        return (1, group) if ":" in group else (0, tuple(int(x) for x in group.split(".")))
-    clauses = [f"(dst host {g} and dst port {p})" for g, p in sorted(endpoints, key=key)]
-    return "udp and (" + " or ".join(clauses) + ")"
-
-
 def main():
     outdir = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 200_000
@@ -184,8 +170,6 @@ def main():
     with open(outdir + "/config.json", "w") as f:
         json.dump(CONFIG, f, indent=2)
         f.write("\n")
-    with open(outdir + "/filter.txt", "w") as f:
-        f.write(capture_filter() + "\n")
     print(f"{outdir}/bench.pcap: {frames} frames ({count} video RTP packets)")
 
 

@@ -45,6 +45,7 @@ struct ReplayCommand: ParsableCommand {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? Int(Double(summary.frames) / seconds) : 0
         print("replayed \(summary.frames) frames (\(summary.bytes) bytes) from \(pcap) into \(out) in \(Int(seconds * 1000)) ms (\(rate) frames/s)")
+        print("capture filter for the channels known at the end: \(summary.captureFilter)")
     }
 
     /// The pipeline configuration from --config, or the permissive default without it.

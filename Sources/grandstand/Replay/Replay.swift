@@ -12,6 +12,9 @@ struct Replay {
         var bytes = 0
         var firstTimestamp: Int64?
         var lastTimestamp: Int64?
+        /// The BPF filter live capture would install for the channels known at the end
+        /// (`CaptureFilter` over `IngestPipeline.endpoints`): what tools/bench reads with.
+        var captureFilter = ""
     }
 
     let capturePath: String
@@ -50,6 +53,7 @@ struct Replay {
         let end = summary.lastTimestamp ?? 0
         try output.handle(pipeline.tick(nowNanoseconds: end), at: end)
         try output.finish(channels: pipeline.channels, stats: pipeline.stats)
+        summary.captureFilter = CaptureFilter(endpoints: pipeline.endpoints).expression
         return summary
     }
 
