@@ -41,7 +41,12 @@ final class OutputFile {
 
     func write(_ bytes: ArraySlice<UInt8>) throws(ReplayError) {
         guard let stream, !bytes.isEmpty else { return }
+        // One writer per file: stdio's per-call locking is not needed where glibc offers that.
+        #if canImport(Glibc)
+        let written = bytes.withUnsafeBufferPointer { fwrite_unlocked($0.baseAddress, 1, $0.count, stream) }
+        #else
         let written = bytes.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, stream) }
+        #endif
         guard written == bytes.count else { throw ReplayError("write", path) }
     }
 
