@@ -101,20 +101,36 @@ public struct IngestPipeline: Sendable {
 
     /// One captured frame: link/IP/UDP decoding, then `ingest(_:)`.
     public mutating func ingest(frame: ArraySlice<UInt8>, link: LinkLayer, timestampNanoseconds: Int64) -> [IngestAction] {
+        var actions: [IngestAction] = []
+        ingest(frame: frame, link: link, timestampNanoseconds: timestampNanoseconds, into: &actions)
+        return actions
+    }
+
+    /// `ingest(frame:link:timestampNanoseconds:)` appending to `actions`, so a caller that
+    /// handles one frame at a time can reuse one array (no allocation per frame).
+    public mutating func ingest(frame: ArraySlice<UInt8>, link: LinkLayer, timestampNanoseconds: Int64,
+                                into actions: inout [IngestAction]) {
         framesReceived += 1
         switch FrameDecoder.decode(frame, link: link, timestampNanoseconds: timestampNanoseconds) {
         case .failure(let reason):
             frameDrops.add(reason)
-            return flushPending()
+            flushPending(into: &actions)
         case .success(let datagram):
-            return ingest(datagram)
+            ingest(datagram, into: &actions)
         }
     }
 
     /// One UDP datagram.
     public mutating func ingest(_ datagram: Datagram) -> [IngestAction] {
+        var actions: [IngestAction] = []
+        ingest(datagram, into: &actions)
+        return actions
+    }
+
+    /// `ingest(_:)` appending to `actions`.
+    public mutating func ingest(_ datagram: Datagram, into actions: inout [IngestAction]) {
         datagramsReceived += 1
-        var actions = flushPending()
+        flushPending(into: &actions)
         let destination = datagram.destination
         if destination.port == SAPMessage.port, sapGroupSet.contains(destination.address) {
             sapPackets += 1
@@ -127,11 +143,11 @@ public struct IngestPipeline: Sendable {
                     actions.append(.channelsChanged(changes))
                 }
             }
-            return actions
+            return
         }
         guard let route = routes[destination] else {
             unknownDestination += 1
-            return actions
+            return
         }
         switch route {
         case .media(let index):
@@ -139,7 +155,6 @@ public struct IngestPipeline: Sendable {
         case .repair(let index):
             lanes[index].repair(datagram, into: &actions)
         }
-        return actions
     }
 
     /// Time passes: SAP sessions retire on timeout; recovery stages may close windows.
@@ -159,9 +174,15 @@ public struct IngestPipeline: Sendable {
 
     /// The static channels' `added` changes, reported with the first output.
     private mutating func flushPending() -> [IngestAction] {
-        guard !pending.isEmpty else { return [] }
-        defer { pending = [] }
-        return [.channelsChanged(pending)]
+        var actions: [IngestAction] = []
+        flushPending(into: &actions)
+        return actions
+    }
+
+    private mutating func flushPending(into actions: inout [IngestAction]) {
+        guard !pending.isEmpty else { return }
+        actions.append(.channelsChanged(pending))
+        pending = []
     }
 
     /// Follows channel changes: receivers created, reset (when what they receive changed) or

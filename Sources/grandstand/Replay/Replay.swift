@@ -37,6 +37,7 @@ struct Replay {
         // next frame is read, so the buffer is unshared again and is refilled without allocating.
         var frame: [UInt8] = []
         frame.reserveCapacity(65_536)
+        var actions: [IngestAction] = []   // likewise reused
         while let packet = try capture.next(into: &frame) {
             let time = packet.timestampNanoseconds
             // The first packet, then every whole second of capture time: retire, close windows.
@@ -48,7 +49,9 @@ struct Replay {
             summary.bytes += frame.count
             if summary.firstTimestamp == nil { summary.firstTimestamp = time }
             summary.lastTimestamp = time
-            try output.handle(pipeline.ingest(frame: frame[...], link: link, timestampNanoseconds: time), at: time)
+            pipeline.ingest(frame: frame[...], link: link, timestampNanoseconds: time, into: &actions)
+            try output.handle(actions, at: time)
+            actions.removeAll(keepingCapacity: true)   // before the next read: frees `frame`
         }
         let end = summary.lastTimestamp ?? 0
         try output.handle(pipeline.tick(nowNanoseconds: end), at: end)
