@@ -11,6 +11,8 @@ struct ChannelReceiver: Sendable {
     var jitter = JitterEstimator()
     var continuity = ContinuityTracker()
     var recovery: any RecoveryStage
+    /// The recovery stage's outputs for one media packet, reused (emptied after each packet).
+    private var scratch: [RecoveryOutput] = []
 
     init(channel: Channel, recovery: any RecoveryStage) {
         id = channel.id
@@ -53,8 +55,9 @@ struct ChannelReceiver: Sendable {
             jitter.record(rtpTimestamp: packet.timestamp, arrivalNanoseconds: time)
         }
         if kind == .video {
-            let outputs = recovery.media(packet, outcome: outcome, arrivalNanoseconds: time)
-            handle(outputs, stats: &stats, into: &actions)
+            recovery.media(packet, outcome: outcome, arrivalNanoseconds: time, into: &scratch)
+            handle(scratch, stats: &stats, into: &actions)
+            scratch.removeAll(keepingCapacity: true)
         } else {
             // Data channels deliver every accepted datagram, late ones too: messages are whole.
             deliverData(packet.payload, time: time, stats: &stats, into: &actions)
