@@ -3,6 +3,8 @@
 public struct GatewayEvent: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
         case ready, stopping, reloaded, configRejected = "config-rejected", ledsUnavailable = "leds-unavailable"
+        case channelAdded = "channel-added", channelUpdated = "channel-updated", channelRemoved = "channel-removed"
+        case captureUp = "capture-up", captureDown = "capture-down", groupRejoined = "group-rejoined"
 
         /// journald MESSAGE_ID (128-bit, lowercase hex without dashes, per sd-id128(3)).
         public var messageID: String {
@@ -12,14 +14,21 @@ public struct GatewayEvent: Sendable, Equatable {
             case .configRejected: "6e0de7ae0998495eb6238f57c3020472"
             case .ledsUnavailable: "fc361e6d9b7f44dca462df71a9d49d80"
             case .reloaded: "992d142e69f949a48913bc1280039eaa"
+            case .channelAdded: "04021d1d0f404f4e82b5fe1caf26ba43"
+            case .channelUpdated: "cdc539d2f71c4694912fab7cf5108350"
+            case .channelRemoved: "94eeba4ef15b46348a69a9d8d271864b"
+            case .captureUp: "1eabb8f6bbd8445f970aee2e64d63499"
+            case .captureDown: "ed0ea0da488849579f70815d26a7417a"
+            case .groupRejoined: "4f696357b2644a6092b6ff07f287d93b"
             }
         }
 
         /// syslog priority: 3 error, 4 warning, 5 notice, 6 info.
         public var priority: Int {
             switch self {
-            case .ready, .stopping, .reloaded: 5
-            case .ledsUnavailable: 4
+            case .ready, .stopping, .reloaded, .channelAdded, .channelRemoved, .captureUp, .groupRejoined: 5
+            case .channelUpdated: 6
+            case .ledsUnavailable, .captureDown: 4
             case .configRejected: 3
             }
         }

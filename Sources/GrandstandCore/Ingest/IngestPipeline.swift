@@ -106,16 +106,25 @@ public struct IngestPipeline: Sendable {
         return actions
     }
 
-    /// `ingest(frame:link:timestampNanoseconds:)` appending to `actions`, so a caller that
+    /// As above; `heard` sees each decoded datagram first (the live driver's silence watch).
+    public mutating func ingest(frame: ArraySlice<UInt8>, link: LinkLayer, timestampNanoseconds: Int64,
+                                heard: (Datagram) -> Void) -> [IngestAction] {
+        var actions: [IngestAction] = []
+        ingest(frame: frame, link: link, timestampNanoseconds: timestampNanoseconds, into: &actions, heard: heard)
+        return actions
+    }
+
+    /// `ingest(frame:link:timestampNanoseconds:heard:)` appending to `actions`, so a caller that
     /// handles one frame at a time can reuse one array (no allocation per frame).
     public mutating func ingest(frame: ArraySlice<UInt8>, link: LinkLayer, timestampNanoseconds: Int64,
-                                into actions: inout [IngestAction]) {
+                                into actions: inout [IngestAction], heard: (Datagram) -> Void = { _ in }) {
         framesReceived += 1
         switch FrameDecoder.decode(frame, link: link, timestampNanoseconds: timestampNanoseconds) {
         case .failure(let reason):
             frameDrops.add(reason)
             flushPending(into: &actions)
         case .success(let datagram):
+            heard(datagram)
             ingest(datagram, into: &actions)
         }
     }

@@ -64,6 +64,11 @@ public struct IngestStats: Sendable, Equatable {
     public var total: [String: JSONValue]
     public var channels: [String: [String: JSONValue]]
 
+    public init(total: [String: JSONValue] = [:], channels: [String: [String: JSONValue]] = [:]) {
+        self.total = total
+        self.channels = channels
+    }
+
     /// An integer counter of the totals, nil when absent.
     public func total(_ name: String) -> Int? { Self.int(total[name]) }
 
@@ -76,7 +81,7 @@ public struct IngestStats: Sendable, Equatable {
         return Self.int(table?[reason.rawValue]) ?? 0
     }
 
-    static func int(_ value: JSONValue?) -> Int? {
+    public static func int(_ value: JSONValue?) -> Int? {
         guard case .number(let number)? = value else { return nil }
         return Int(number)
     }
@@ -89,7 +94,7 @@ public struct IngestStats: Sendable, Equatable {
     /// The JSON text with a final newline.
     public var encoded: String { json.encoded + "\n" }
 
-    static func sorted(_ table: [String: JSONValue]) -> JSONValue {
+    public static func sorted(_ table: [String: JSONValue]) -> JSONValue {
         .object(table.keys.sorted().map { key in
             if case .object(let members)? = table[key] {
                 return (key, .object(members.sorted { $0.key < $1.key }))

@@ -50,15 +50,20 @@ struct ReplayCommand: ParsableCommand {
 
     /// The pipeline configuration from --config, or the permissive default without it.
     static func ingestConfiguration(configPath: String?) throws -> IngestConfiguration {
-        guard let configPath else { return IngestConfiguration() }
+        IngestConfiguration.product(try loadConfig(configPath: configPath, command: "replay"))
+    }
+
+    /// The configuration file for a diagnostic command, nil without one; exits 78 when it is bad.
+    static func loadConfig(configPath: String?, command: String) throws -> GatewayConfig? {
+        guard let configPath else { return nil }
         guard let bytes = FileManager.default.contents(atPath: configPath) else {
-            printError("grandstand replay: cannot read configuration \(configPath)")
+            printError("grandstand \(command): cannot read configuration \(configPath)")
             throw ExitCode(78)
         }
         do {
-            return IngestConfiguration(config: try GatewayConfig.decode(Array(bytes)))
+            return try GatewayConfig.decode(Array(bytes))
         } catch {
-            printError("grandstand replay: configuration \(configPath) rejected:\n\(error)")
+            printError("grandstand \(command): configuration \(configPath) rejected:\n\(error)")
             throw ExitCode(78)
         }
     }

@@ -8,9 +8,12 @@ import Glibc
 /// (a developer's shell), prints them to stderr instead so nothing is lost.
 struct EventLog: Sendable {
     let writer = JournalWriter()
+    /// Diagnostics run by hand (`listen`) report to the terminal only, not the box's journal.
+    var stderrOnly = false
 
     func record(_ event: GatewayEvent) {
         do {
+            if stderrOnly { throw SystemdError("journal disabled", errno: 0) }
             try writer.send(event.journalFields.map { JournalField($0.name, $0.value) })
         } catch {
             let extras = event.fields.map { " \($0.name)=\($0.value)" }.joined()

@@ -1,0 +1,23 @@
+import GrandstandCore
+
+/// journald events for channel-list changes (docs/logging.md).
+enum ChannelEvents {
+    static func event(for change: ChannelChange) -> GatewayEvent {
+        let channel = change.channel
+        var fields: [(name: String, value: String)] = [
+            ("CHANNEL", channel.id), ("KIND", channel.kind.name), ("GROUP", channel.group?.description ?? ""),
+            ("PORT", String(channel.port)), ("STREAMER", channel.streamer?.description ?? "config"),
+        ]
+        let place = "\(channel.group?.description ?? "?"):\(channel.port)"
+        switch change {
+        case .added:
+            return GatewayEvent(.channelAdded, "channel \(channel.id) (\(channel.name), \(channel.kind)) added at \(place)", fields: fields)
+        case .updated:
+            return GatewayEvent(.channelUpdated, "channel \(channel.id) updated to session version \(channel.sessionVersion ?? "?")",
+                                fields: fields)
+        case .removed(_, let reason):
+            fields.append(("REASON", reason.rawValue))
+            return GatewayEvent(.channelRemoved, "channel \(channel.id) removed (\(reason.rawValue))", fields: fields)
+        }
+    }
+}
