@@ -15,6 +15,7 @@ all: build
 
 -include cross/cross.mk
 -include tools/qemu/vm.mk
+-include tools/bench/bench.mk
 
 deps:
 	@tools/deps.sh $(DEPS)
