@@ -5,7 +5,13 @@ enum TextEncoding {
 
     static func base64(_ bytes: ArraySlice<UInt8>) -> String {
         var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        appendBase64(bytes, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the base64 text of `bytes` to `out` as ASCII bytes.
+    static func appendBase64(_ bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        out.reserveCapacity(out.count + (bytes.count + 2) / 3 * 4)
         var index = bytes.startIndex
         while index < bytes.endIndex {
             let remaining = bytes.endIndex - index
@@ -19,7 +25,6 @@ enum TextEncoding {
             out.append(remaining > 2 ? alphabet[Int(group & 63)] : UInt8(ascii: "="))
             index += min(3, remaining)
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// `2023-11-14T22:13:20.000123457Z` for nanoseconds since the Unix epoch.
