@@ -152,3 +152,35 @@ struct StreamerFECIngestTests {
         #expect(failed.gapPackets == 2)
     }
 }
+
+/// The `--fec` grammar (also `"fec"` in `send --config`).
+struct StreamerFECSpecTests {
+    @Test func specsParseWithDefaults() {
+        #expect(StreamerFEC.parse("reed-solomon", mediaPort: 5000) == .success(.reedSolomon(k: 20, m: 4, repairPort: 5002)))
+        #expect(StreamerFEC.parse("rs:k=10,m=2,port=6000", mediaPort: 5000) == .success(.reedSolomon(k: 10, m: 2, repairPort: 6000)))
+        #expect(StreamerFEC.parse("smpte2022-1", mediaPort: 5000) == .success(.smpte2022_1(columns: 5, rows: 4, rowFEC: true)))
+        #expect(StreamerFEC.parse("2022-1:L=10,D=10,row=no", mediaPort: 5000) == .success(.smpte2022_1(columns: 10, rows: 10, rowFEC: false)))
+        let column = StreamerFEC.smpte2022_1(columns: 10, rows: 10, rowFEC: false)
+        #expect(column.repairPorts(mediaPort: 5000) == [5002] && column.repairFlows("bowl") == ["bowl.fec-col"])
+        #expect(column.attribute == "x-grandstand-fec:scheme=smpte2022-1;L=10;D=10")
+    }
+
+    @Test(arguments: [
+        ("reed-solomon:k=0", "k and m must be numbers in 1...255"),
+        ("rs:k=20,m=300", "k and m must be numbers in 1...255"),
+        ("rs:port=5000", "port must be 1...65535 and not the media port"),
+        ("rs:x=1", "unknown key x"),
+        ("rs:k=3,k=4", "is not a new key=value"),
+        ("smpte2022-1:L=21", "L 21 is out of range 1...20"),
+        ("smpte2022-1:L=20,D=20", "L×D = 400 exceeds 100"),
+        ("smpte2022-1:row=maybe", "row must be yes or no"),
+        ("xor", "unknown scheme \"xor\""),
+    ])
+    func badSpecsSayWhy(text: String, reason: String) {
+        guard case .failure(let error) = StreamerFEC.parse(text, mediaPort: 5000) else {
+            Issue.record("\(text) parsed")
+            return
+        }
+        #expect(error.reason.contains(reason), "\(error.reason)")
+    }
+}
