@@ -41,10 +41,12 @@ import Testing
         defer { try? FileManager.default.removeItem(at: work) }
         let recording = work.appendingPathComponent("wire.pcap").path
 
-        // The recording starts first, then live ingest, then the streamer. tcpdump writes each
-        // packet as it comes (-U) and is stopped with SIGKILL: the test process blocks SIGINT and
-        // SIGTERM (the daemon's signal loop), and children inherit that.
-        let tcpdump = try Child(["ip", "netns", "exec", namespace.name, "tcpdump", "-q", "-U", "-i", "gsv1", "-w", recording])
+        // The recording starts first, then live ingest, then the streamer. tcpdump takes each
+        // packet at once (--immediate-mode: no ring-block delay) and writes it as it comes (-U),
+        // and is stopped with SIGKILL: the test process blocks SIGINT and SIGTERM (the daemon's
+        // signal loop), and children inherit that.
+        let tcpdump = try Child(["ip", "netns", "exec", namespace.name, "tcpdump", "-q", "-U", "--immediate-mode",
+                                 "-i", "gsv1", "-w", recording])
         defer { tcpdump.kill() }
         try waitFor("tcpdump to start") { FileManager.default.fileExists(atPath: recording) }
 
@@ -73,7 +75,7 @@ import Testing
         Thread.sleep(forTimeInterval: 0.3)
         let live = ingest.snapshot
         ingest.stop()
-        Thread.sleep(forTimeInterval: 0.2)
+        Thread.sleep(forTimeInterval: 0.5)
         tcpdump.kill()
 
         // Counters against the sender's own summary: "bowl-cam: video …: N packets sent (…), D dropped".
