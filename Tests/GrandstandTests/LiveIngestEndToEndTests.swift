@@ -109,6 +109,34 @@ import Testing
         }
     }
 
+    /// The interface going down stops the capture (logged, retried); back up, the capture
+    /// re-opens and every membership is re-joined and counted (`num_channel_announcement_igmp_restarts`).
+    @Test func interfaceDownAndUpReopensAndRejoins() throws {
+        guard TestEnvironment.isRoot, !TestEnvironment.isQEMUUser else { return } // covered above
+        let gatewayConfig = try GatewayConfig.decode(Array(Self.config.utf8))
+        let namespace = try NetworkNamespace(prefix: "gs-flap")
+        try namespace.addVethPair()
+        var settings = LiveIngest.Settings(interface: "gsv1", configuration: .product(gatewayConfig))
+        settings.retryNanoseconds = 200_000_000
+        let ingest = try LiveIngest(settings: settings, events: EventLog(stderrOnly: true)) { _ in }
+        try namespace.enter { ingest.start() }
+        defer { ingest.stop() }
+        try waitFor("capture on gsv1") { ingest.snapshot.capturing && !ingest.snapshot.memberships.isEmpty }
+        let held = ingest.snapshot.memberships.count
+        #expect(held == 3, "SAP groups 224.2.127.254, 239.255.255.255, ff0e::2:7ffe")
+
+        try namespace.ip("link", "set", "gsv1", "down")
+        try waitFor("the capture to notice the link went down") { !ingest.snapshot.capturing }
+        #expect(ingest.snapshot.lastError?.contains("gsv1") == true)
+        try namespace.ip("link", "set", "gsv1", "up")
+        try waitFor("the capture to re-open") { ingest.snapshot.capturing && ingest.snapshot.stats.total("capture_opens") == 2 }
+        let snapshot = ingest.snapshot
+        #expect(snapshot.stats.total(SilenceWatch.statsKey) == held)
+        #expect(snapshot.memberships.allSatisfy { $0.restarts == 1 })
+        let joined = try namespace.igmpMemberships().filter { $0.device == "gsv1" }.map(\.group)
+        #expect(Set(joined).isSuperset(of: ["224.2.127.254", "239.255.255.255"]), "\(joined)")
+    }
+
     static func summary(_ output: String, channel: String) throws -> (packets: Int, dropped: Int) {
         let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("\(channel): ") })
         let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
