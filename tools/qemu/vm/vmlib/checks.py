@@ -256,7 +256,11 @@ def kernel_suite(ctx):
     passed = re.search(r"Test run with (\d+) tests? passed", summary[-1]) if summary else None
     required = ["capturesADatagramSentOverLoopback() passed", "sendThenLiveCaptureThenReplayAgree() passed"]
     if not passed or int(passed.group(1)) < 10 or not all(line in result.output for line in required):
-        failures = [line for line in result.output.splitlines() if "✘" in line or "failed" in line]
+        lines = result.output.splitlines()
+        # Each failure line and the comment lines Swift Testing prints under it (indented).
+        failures = [line for i, line in enumerate(lines)
+                    if "✘" in line or "failed" in line
+                    or (line.startswith(" ") and any("✘" in l for l in lines[max(0, i - 3):i]))]
         raise CheckFailed("kernel-facility tests did not all pass in the guest:\n"
                           + "\n".join(failures[-40:] or result.output.splitlines()[-40:]))
     ctx.facts["kernel-suite"] = int(passed.group(1))
