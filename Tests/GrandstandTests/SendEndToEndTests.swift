@@ -19,27 +19,27 @@ import Testing
     @Test func sendsAnnouncementsVideoAndDataThatParseBack() throws {
         if TestEnvironment.isQEMUUser {
             // qemu-user 7.2 does not translate IP_MULTICAST_IF: the command must say so and stop.
-            let run = try SendProcess(namespace: nil, arguments: [
+            let run = try SendProcess.start(namespace: nil, arguments: [
                 "send", "--interface", "lo", "--video", "Bowl=\(Self.sample)@239.255.47.1:47000", "--duration", "1"])
             let output = run.finish()
             #expect(run.status == 1)
             #expect(output.contains("grandstand send: setsockopt(IP_MULTICAST_IF): Protocol not available (errno 92)"), "\(output)")
             return
         }
-        let namespace = TestEnvironment.isRoot && !TestEnvironment.isQEMUUser ? try PrivateNetwork() : nil
-        defer { namespace?.remove() }
-        let sap = try namespace.map { try $0.inside { try SendEndToEndTests.receiver(port: 9875, group: "239.255.255.255") } }
+        let namespace = TestEnvironment.isRoot && !TestEnvironment.isQEMUUser ? try NetworkNamespace(prefix: "gs-send") : nil
+        try namespace?.ip("route", "add", "224.0.0.0/4", "dev", "lo")
+        let sap = try namespace.map { try $0.enter { try SendEndToEndTests.receiver(port: 9875, group: "239.255.255.255") } }
             ?? SendEndToEndTests.receiver(port: 9875, group: "239.255.255.255")
-        let video = try namespace.map { try $0.inside { try SendEndToEndTests.receiver(port: 47000, group: "239.255.47.1") } }
+        let video = try namespace.map { try $0.enter { try SendEndToEndTests.receiver(port: 47000, group: "239.255.47.1") } }
             ?? SendEndToEndTests.receiver(port: 47000, group: "239.255.47.1")
-        let data = try namespace.map { try $0.inside { try SendEndToEndTests.receiver(port: 47002, group: "239.255.47.2") } }
+        let data = try namespace.map { try $0.enter { try SendEndToEndTests.receiver(port: 47002, group: "239.255.47.2") } }
             ?? SendEndToEndTests.receiver(port: 47002, group: "239.255.47.2")
 
         let arguments = ["send", "--interface", "lo", "--ttl", "1", "--sap-interval", "0.5", "--compress",
                          "--video", "Bowl Cam=\(Self.sample)@239.255.47.1:47000", "--data", "Scores@239.255.47.2:47002",
                          "--data-interval", "0.2", "--drop-pattern", "every:10", "--duration", "2",
                          "--license", "Test Arena/Test Owner/Test App"]
-        let run = try SendProcess(namespace: namespace?.name, arguments: arguments)
+        let run = try SendProcess.start(namespace: namespace?.name, arguments: arguments)
 
         var sapMessages: [SAPMessage] = []
         var rtp: [RTPPacket] = []
@@ -101,78 +101,13 @@ import Testing
     }
 }
 
-/// A named network namespace with lo up and IPv4 multicast routed to it (needs root).
-final class PrivateNetwork {
-    let name = "gs-send-\(getpid())"
-
-    init() throws {
-        try PrivateNetwork.ip(["netns", "add", name])
-        try PrivateNetwork.ip(["-n", name, "link", "set", "lo", "up"])
-        try PrivateNetwork.ip(["-n", name, "route", "add", "224.0.0.0/4", "dev", "lo"])
-    }
-
-    func remove() { try? PrivateNetwork.ip(["netns", "del", name]) }
-
-    /// Runs `body` with this thread in the namespace: sockets it creates stay there.
-    func inside<R>(_ body: () throws -> R) throws -> R {
-        let original = open("/proc/thread-self/ns/net", O_RDONLY)
-        let target = open("/run/netns/\(name)", O_RDONLY)
-        defer { close(original); close(target) }
-        guard original >= 0, target >= 0, PrivateNetwork.setns(target) == 0 else {
-            throw PrivateNetworkError(message: "setns into \(name): errno \(errno)")
-        }
-        defer { _ = PrivateNetwork.setns(original) }
-        return try body()
-    }
-
-    /// setns(2) for CLONE_NEWNET; Glibc's module map leaves the _GNU_SOURCE declaration out.
-    static func setns(_ fd: Int32) -> Int32 {
-        typealias SetNS = @convention(c) (Int32, Int32) -> Int32
-        guard let symbol = dlsym(nil, "setns") else { return -1 }
-        return unsafeBitCast(symbol, to: SetNS.self)(fd, 0x4000_0000)   // CLONE_NEWNET
-    }
-
-    static func ip(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw PrivateNetworkError(message: "ip \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
-        }
-    }
-}
-
-struct PrivateNetworkError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
-}
-
 /// `grandstand send` as a child process (in a namespace via `ip netns exec`, under qemu-user via
 /// the runner), its output collected.
-final class SendProcess {
-    let process = Process()
-    private let output = Pipe()
-
-    init(namespace: String?, arguments: [String]) throws {
+enum SendProcess {
+    static func start(namespace: String?, arguments: [String]) throws -> Child {
         var command = [SendEndToEndTests.binary] + arguments
         if let runner = ProcessInfo.processInfo.environment["GRANDSTAND_QEMU_USER_RUNNER"] { command.insert(runner, at: 0) }
-        if let namespace { command = ["/usr/sbin/ip", "netns", "exec", namespace] + command }
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-    }
-
-    var isRunning: Bool { process.isRunning }
-    var status: Int32 { process.terminationStatus }
-
-    /// Waits for exit and returns stdout + stderr.
-    func finish() -> String {
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        if let namespace { command = ["ip", "netns", "exec", namespace] + command }
+        return try Child(command)
     }
 }

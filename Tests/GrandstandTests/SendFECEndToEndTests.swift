@@ -25,13 +25,13 @@ import Testing
             // No private namespace / packet capture: the sender still refuses clearly where it cannot send.
             guard TestEnvironment.isQEMUUser else {
                 // Not root on a real kernel: the FEC options parse and the run fails only on the namespace.
-                let bad = try SendProcess(namespace: nil, arguments: ["send", "--video", "B=\(SendEndToEndTests.sample)@239.255.48.1:48000",
+                let bad = try SendProcess.start(namespace: nil, arguments: ["send", "--video", "B=\(SendEndToEndTests.sample)@239.255.48.1:48000",
                                                                       "--fec", "reed-solomon:k=0"])
                 let output = bad.finish()
                 #expect(bad.status == 64 && output.contains("k and m must be numbers in 1...255"), "\(output)")
                 return
             }
-            let run = try SendProcess(namespace: nil, arguments: [
+            let run = try SendProcess.start(namespace: nil, arguments: [
                 "send", "--interface", "lo", "--video", "Bowl=\(SendEndToEndTests.sample)@239.255.48.1:48000",
                 "--fec", "reed-solomon:k=20,m=4", "--drop-pattern", "every:10", "--duration", "1"])
             let output = run.finish()

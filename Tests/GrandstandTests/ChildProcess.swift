@@ -1,0 +1,51 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Child processes and polling for the end-to-end tests (send, live ingest, FEC, daemon).
+
+/// Polls `condition` every 50 ms for up to 10 s.
+func waitFor(_ what: String, timeout: Double = 10, _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+    throw WaitTimeout(what: what, seconds: timeout)
+}
+
+struct WaitTimeout: Error, CustomStringConvertible {
+    let what: String
+    let seconds: Double
+    var description: String { "timed out after \(seconds) s waiting for \(what)" }
+}
+
+/// A child process with its output collected.
+final class Child {
+    let process = Process()
+    private let pipe = Pipe()
+
+    init(_ command: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+    }
+
+    var status: Int32 { process.terminationStatus }
+    var isRunning: Bool { process.isRunning }
+
+    /// SIGKILL: the one signal a child cannot have blocked.
+    func kill() {
+        if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    func finish() -> String {
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
