@@ -15,8 +15,12 @@ Usage: make-bench-capture.py OUTDIR [PACKETS]
 Writes OUTDIR/bench.pcap and OUTDIR/config.json.
 """
 import json
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
+from netframes import addr, checksum, ethernet, write_pcap  # noqa: E402
 
 BASE_NS = 1_750_000_000 * 1_000_000_000
 STREAMER = "10.1.2.3"
@@ -28,25 +32,6 @@ CONFIG = {
     "management": {"token": "bench"},
     "streamers": {"allow": ["10.1.2.0/24"]},
 }
-
-
-def checksum(data):
-    if len(data) % 2:
-        data += b"\0"
-    total = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    total = (total >> 16) + (total & 0xFFFF)
-    total += total >> 16
-    return ~total & 0xFFFF
-
-
-def addr(ip):
-    return bytes(int(x) for x in ip.split("."))
-
-
-def ethernet(dst_ip, payload, ethertype=0x0800):
-    a = addr(dst_ip)
-    dmac = bytes([0x01, 0x00, 0x5E, a[1] & 0x7F, a[2], a[3]]) if a[0] >= 224 else bytes.fromhex("020000000002")
-    return dmac + bytes.fromhex("020000000001") + struct.pack("!H", ethertype) + payload
 
 
 class IP:
@@ -160,13 +145,7 @@ def build(count):
 def main():
     outdir = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 200_000
-    frames = 0
-    with open(outdir + "/bench.pcap", "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1))   # nanosecond pcap, Ethernet
-        for ns, data in build(count):
-            f.write(struct.pack("<IIII", ns // 1_000_000_000, ns % 1_000_000_000, len(data), len(data)))
-            f.write(data)
-            frames += 1
+    frames = write_pcap(outdir + "/bench.pcap", build(count), nanoseconds=True)
     with open(outdir + "/config.json", "w") as f:
         json.dump(CONFIG, f, indent=2)
         f.write("\n")
