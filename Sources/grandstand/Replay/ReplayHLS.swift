@@ -11,6 +11,7 @@ final class ReplayHLSOutput {
 
     init(directory: String) {
         self.directory = directory
+        MediaCodecLibrary.quietLogging()
     }
 
     /// A video channel was listed: start (or keep) its packager.
