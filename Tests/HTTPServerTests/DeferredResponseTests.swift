@@ -60,8 +60,11 @@ extension Thread {
     /// Runs `body` on a new thread; `wait()` returns its result.
     final class Result<T>: @unchecked Sendable {
         private let done = DispatchSemaphore(value: 0)
+        private let lock = NSLock()
+        private var finished = false
         var value: T?
-        func finish(_ v: T) { value = v; done.signal() }
+        func finish(_ v: T) { lock.lock(); value = v; finished = true; lock.unlock(); done.signal() }
+        var isDone: Bool { lock.lock(); defer { lock.unlock() }; return finished }
         func wait() -> T? { done.wait(); return value }
     }
 
