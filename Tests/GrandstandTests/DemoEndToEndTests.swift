@@ -107,6 +107,15 @@ import TestSupport
         let page = client.get("/")
         #expect(page.headers.contains("content-type: text/html; charset=utf-8"))
         #expect(page.body.contains("/channels.json"))
+        // Headless Chromium renders the channel list from the running gateway and gives each
+        // player its live playlist (this Chromium has native HLS; the page says so otherwise).
+        let dom = try namespace.exec(["timeout", "-s", "KILL", "60", "chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                                      "--virtual-time-budget=4000", "--dump-dom", "http://\(Self.fan)/"])
+        #expect(dom.contains("<section class=\"channel\" id=\"channel-main-camera\""), "\(dom)")
+        #expect(dom.contains("<h2>Goal Cam</h2>"), "\(dom)")
+        #expect(dom.contains("src=\"/channels/main-camera/live.m3u8\"") || dom.contains("data-player=\"unsupported\""), "\(dom)")
+        #expect(dom.contains("poster=\"/channels/main-camera/thumbnail.jpg"), "\(dom)")
+        #expect(!dom.contains("data-player=\"error\""), "\(dom)")
         #expect(client.get("/api/v1/stats").status == 404)
         #expect(client.get("/api/v1/stats", management: true, token: nil).status == 401)
         let stats = try JSONParser.parse(Array(client.get("/api/v1/stats", management: true, token: "demo").body.utf8))

@@ -46,6 +46,10 @@ enum FanPage {
         video.controls = true; video.playsInline = true; video.muted = true;
         if (c.thumbnail) video.poster = c.thumbnail + '?t=' + Date.now();
         if (native) video.src = c.playlist;
+    // The player's progress as a data attribute: fans never see it, tests (headless Chromium) read it.
+    box.dataset.player = native ? 'loading' : 'unsupported';
+    video.addEventListener('loadedmetadata', () => { box.dataset.player = 'loaded ' + video.videoWidth + 'x' + video.videoHeight; });
+    video.addEventListener('error', () => { box.dataset.player = 'error'; });
         box.appendChild(video);
         const note = document.createElement('p');
         note.className = 'note';
