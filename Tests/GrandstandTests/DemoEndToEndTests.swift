@@ -14,8 +14,9 @@ import TestSupport
 
     @Test func demoServesLiveChannelsToRealClients() throws {
         guard TestEnvironment.isRoot, !TestEnvironment.isQEMUUser else {
-            let demo = try Child([SendEndToEndTests.binary, "demo", "--sample", SendEndToEndTests.sample, "--duration", "2",
-                                  "--fan", "127.0.0.1:0", "--management", "127.0.0.1:0"])
+            // SendProcess runs the binary through the qemu-user runner when the suite runs under it.
+            let demo = try SendProcess(namespace: nil, arguments: ["demo", "--sample", SendEndToEndTests.sample, "--duration", "2",
+                                                                   "--fan", "127.0.0.1:0", "--management", "127.0.0.1:0"])
             let output = demo.finish()
             if TestEnvironment.isQEMUUser {
                 #expect(demo.status == 1, "\(output)")
