@@ -9,7 +9,7 @@ import Testing
 
 /// Live ingest end to end on the real kernel: `grandstand send` on one end of a veth pair in a
 /// private network namespace, `LiveIngest` (libpcap + IGMP joins + the pipeline) on the other,
-/// dumpcap recording the same wire. Checks the joins in /proc/net/igmp, the registry and the
+/// tcpdump recording the same wire. Checks the joins in /proc/net/igmp, the registry and the
 /// counters against what the sender says it sent, and that `replay` of the recording gives the
 /// same registry and counts as live. Needs root; under qemu-user (no packet sockets) the clear
 /// capture error is checked instead, and the VM runs this for real.
@@ -41,12 +41,14 @@ import Testing
         defer { try? FileManager.default.removeItem(at: work) }
         let recording = work.appendingPathComponent("wire.pcap").path
 
-        // The recording starts first, then live ingest, then the streamer. dumpcap stops itself:
-        // the test process blocks SIGINT/SIGTERM (the daemon's signal loop), and children inherit that.
-        let dumpcap = try Child(["ip", "netns", "exec", namespace.name, "dumpcap", "-q", "-P", "-i", "gsv1", "-w", recording,
-                                 "-a", "duration:8"])
-        defer { dumpcap.kill() }
-        try waitFor("dumpcap to start") { FileManager.default.fileExists(atPath: recording) }
+        // The recording starts first, then live ingest, then the streamer. tcpdump takes each
+        // packet at once (--immediate-mode: no ring-block delay) and writes it as it comes (-U),
+        // and is stopped with SIGKILL: the test process blocks SIGINT and SIGTERM (the daemon's
+        // signal loop), and children inherit that.
+        let tcpdump = try Child(["ip", "netns", "exec", namespace.name, "tcpdump", "-q", "-U", "--immediate-mode",
+                                 "-i", "gsv1", "-w", recording])
+        defer { tcpdump.kill() }
+        try waitFor("tcpdump to start") { FileManager.default.fileExists(atPath: recording) }
 
         let actions = ActionLog()
         let ingest = try LiveIngest(settings: settings, events: EventLog(stderrOnly: true)) { actions.append($0) }
@@ -73,8 +75,8 @@ import Testing
         Thread.sleep(forTimeInterval: 0.3)
         let live = ingest.snapshot
         ingest.stop()
-        let recorded = dumpcap.finish()
-        #expect(dumpcap.status == 0, "\(recorded)")
+        Thread.sleep(forTimeInterval: 0.5)
+        tcpdump.kill()
 
         // Counters against the sender's own summary: "bowl-cam: video …: N packets sent (…), D dropped".
         let sent = try Self.summary(output, channel: "bowl-cam")
@@ -105,6 +107,34 @@ import Testing
         for key in ["num_channel_announcements_received", "num_channels_deleted", "num_license_key_mismatches"] {
             #expect(IngestStats.int(stats["total"]?[key]) == live.stats.total(key), "total.\(key)")
         }
+    }
+
+    /// The interface going down stops the capture (logged, retried); back up, the capture
+    /// re-opens and every membership is re-joined and counted (`num_channel_announcement_igmp_restarts`).
+    @Test func interfaceDownAndUpReopensAndRejoins() throws {
+        guard TestEnvironment.isRoot, !TestEnvironment.isQEMUUser else { return } // covered above
+        let gatewayConfig = try GatewayConfig.decode(Array(Self.config.utf8))
+        let namespace = try NetworkNamespace(prefix: "gs-flap")
+        try namespace.addVethPair()
+        var settings = LiveIngest.Settings(interface: "gsv1", configuration: .product(gatewayConfig))
+        settings.retryNanoseconds = 200_000_000
+        let ingest = try LiveIngest(settings: settings, events: EventLog(stderrOnly: true)) { _ in }
+        try namespace.enter { ingest.start() }
+        defer { ingest.stop() }
+        try waitFor("capture on gsv1") { ingest.snapshot.capturing && !ingest.snapshot.memberships.isEmpty }
+        let held = ingest.snapshot.memberships.count
+        #expect(held == 3, "SAP groups 224.2.127.254, 239.255.255.255, ff0e::2:7ffe")
+
+        try namespace.ip("link", "set", "gsv1", "down")
+        try waitFor("the capture to notice the link went down") { !ingest.snapshot.capturing }
+        #expect(ingest.snapshot.lastError?.contains("gsv1") == true)
+        try namespace.ip("link", "set", "gsv1", "up")
+        try waitFor("the capture to re-open") { ingest.snapshot.capturing && ingest.snapshot.stats.total("capture_opens") == 2 }
+        let snapshot = ingest.snapshot
+        #expect(snapshot.stats.total(SilenceWatch.statsKey) == held)
+        #expect(snapshot.memberships.allSatisfy { $0.restarts == 1 })
+        let joined = try namespace.igmpMemberships().filter { $0.device == "gsv1" }.map(\.group)
+        #expect(Set(joined).isSuperset(of: ["224.2.127.254", "239.255.255.255"]), "\(joined)")
     }
 
     static func summary(_ output: String, channel: String) throws -> (packets: Int, dropped: Int) {

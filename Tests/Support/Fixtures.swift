@@ -1,10 +1,11 @@
 import Foundation
 
 /// Golden fixtures under Tests/Fixtures, found from this source file's path so they resolve the
-/// same on the host, in the cross build and under qemu-user (which sees the host's files).
+/// same on the host, in the cross build and under qemu-user (which sees the host's files). The
+/// booted VM has no checkout: it gets a copy of the tree and says where with GRANDSTAND_FIXTURES.
 public enum Fixtures {
-    public static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
+    public static let directory = ProcessInfo.processInfo.environment["GRANDSTAND_FIXTURES"].map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     /// The absolute path of `relative` (e.g. "capture/mixed.pcap").
     public static func path(_ relative: String) -> String {

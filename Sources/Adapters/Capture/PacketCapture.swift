@@ -113,6 +113,28 @@ public final class PacketCapture {
         }
     }
 
+    /// Like `next()`, but copies the packet's bytes into `buffer` (replacing its contents, keeping
+    /// its capacity) instead of allocating an array per packet: for readers that are done with
+    /// one packet before asking for the next (replay). Nil at the end of a file or on a timeout.
+    public func next(into buffer: inout [UInt8]) throws(CaptureError) -> (timestampNanoseconds: Int64, originalLength: Int)? {
+        var header: UnsafeMutablePointer<pcap_pkthdr>?
+        var data: UnsafePointer<UInt8>?
+        let result = pcap_next_ex(handle, &header, &data)
+        switch result {
+        case 1:
+            guard let header, let data else { return nil }
+            buffer.removeAll(keepingCapacity: true)
+            buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(header.pointee.caplen)))
+            let seconds = Int64(header.pointee.ts.tv_sec)
+            let fraction = Int64(header.pointee.ts.tv_usec) // nanoseconds: opened with NANO precision
+            return (seconds * 1_000_000_000 + fraction, Int(header.pointee.len))
+        case 0, PCAP_ERROR_BREAK:
+            return nil
+        default:
+            throw CaptureError("read \(source)", code: result, message: lastError(or: result))
+        }
+    }
+
     /// The link-layer header type of every packet (a DLT_ value).
     public var linkType: LinkType {
         let value = pcap_datalink(handle)

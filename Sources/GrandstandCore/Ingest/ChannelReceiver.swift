@@ -11,6 +11,8 @@ struct ChannelReceiver: Sendable {
     var jitter = JitterEstimator()
     var continuity = ContinuityTracker()
     var recovery: any RecoveryStage
+    /// The recovery stage's outputs for one media packet, reused (emptied after each packet).
+    private var scratch: [RecoveryOutput] = []
 
     init(channel: Channel, recovery: any RecoveryStage) {
         id = channel.id
@@ -53,8 +55,9 @@ struct ChannelReceiver: Sendable {
             jitter.record(rtpTimestamp: packet.timestamp, arrivalNanoseconds: time)
         }
         if kind == .video {
-            let outputs = recovery.media(packet, outcome: outcome, arrivalNanoseconds: time)
-            handle(outputs, stats: &stats, into: &actions)
+            recovery.media(packet, outcome: outcome, arrivalNanoseconds: time, into: &scratch)
+            handle(scratch, stats: &stats, into: &actions)
+            scratch.removeAll(keepingCapacity: true)
         } else {
             // Data channels deliver every accepted datagram, late ones too: messages are whole.
             deliverData(packet.payload, time: time, stats: &stats, into: &actions)
@@ -121,29 +124,34 @@ struct ChannelReceiver: Sendable {
         if trailing != 0 { stats.drop(.tsBadLength) }
         let start = payload.startIndex
         var kept: [UInt8]? = nil   // nil while every packet so far is kept (then no copy is made)
-        for index in 0..<whole {
-            let chunkStart = start + index * size
-            let chunk = payload[chunkStart..<(chunkStart + size)]
-            var keep = true
-            switch TSPacket.parse(chunk) {
-            case .failure(let reason):
-                stats.drop(reason)
-                keep = false
-            case .success(let packet):
-                switch continuity.record(packet) {
-                case .duplicate:
-                    stats.tsDuplicatesDropped += 1
+        // Headers are read in place: no per-packet slices or `TSPacket` values on this hot path
+        // (docs/performance.md).
+        payload.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for index in 0..<whole {
+                let chunk = base + index * size
+                var keep = true
+                switch TSPacket.Header.parse(chunk) {
+                case .failure(let reason):
+                    stats.drop(reason)
                     keep = false
-                case .discontinuity:
-                    stats.tsDiscontinuities += 1
-                case .ok, .ignored:
-                    break
+                case .success(let header):
+                    switch continuity.record(pid: header.pid, counter: header.continuityCounter, hasPayload: header.hasPayload,
+                                             discontinuityIndicator: header.discontinuityIndicator) {
+                    case .duplicate:
+                        stats.tsDuplicatesDropped += 1
+                        keep = false
+                    case .discontinuity:
+                        stats.tsDiscontinuities += 1
+                    case .ok, .ignored:
+                        break
+                    }
                 }
-            }
-            if !keep, kept == nil {
-                kept = Array(payload[start..<chunkStart])
-            } else if keep, kept != nil {
-                kept?.append(contentsOf: chunk)
+                if !keep, kept == nil {
+                    kept = Array(UnsafeBufferPointer(start: base, count: index * size))
+                } else if keep, kept != nil {
+                    kept?.append(contentsOf: UnsafeBufferPointer(start: chunk, count: size))
+                }
             }
         }
         let packets: ArraySlice<UInt8> = kept.map { $0[...] } ?? payload[start..<(start + whole * size)]

@@ -40,15 +40,37 @@ public struct IngestConfiguration: Sendable {
 /// counted (`unknown_destination`). Never traps on any input: malformed packets are counted per
 /// `DropReason` and dropped.
 public struct IngestPipeline: Sendable {
-    enum Route: Sendable { case media(String), repair(String) }
+    /// Where a (group, port) leads: the media or a repair port of the channel in `lanes[index]`.
+    enum Route: Sendable { case media(Int), repair(Int) }
+
+    /// One channel id's receiver (nil while the channel is not received) and its counters, which
+    /// outlive receivers. Kept in an array that routes index, so a datagram costs one dictionary
+    /// lookup (its destination) and the receiver is updated in place (docs/performance.md).
+    struct Lane: Sendable {
+        var receiver: ChannelReceiver?
+        var stats = ChannelStats()
+
+        mutating func media(_ datagram: Datagram, into actions: inout [IngestAction]) {
+            receiver?.media(datagram, stats: &stats, into: &actions)
+        }
+
+        mutating func repair(_ datagram: Datagram, into actions: inout [IngestAction]) {
+            receiver?.repair(datagram, stats: &stats, into: &actions)
+        }
+
+        mutating func tick(now: Int64, into actions: inout [IngestAction]) {
+            receiver?.tick(now: now, stats: &stats, into: &actions)
+        }
+    }
 
     public private(set) var registry: ChannelRegistry
     public let sapGroups: [IPAddress]
     private let sapGroupSet: Set<IPAddress>
     private let recoveryFactory: RecoveryFactory
     private var routes: [Endpoint: Route] = [:]
-    private var receivers: [String: ChannelReceiver] = [:]
-    private var channelStats: [String: ChannelStats] = [:]
+    /// Lanes are created when a channel id is first listed and never removed (stats stay).
+    private var lanes: [Lane] = []
+    private var laneIndex: [String: Int] = [:]
     private var announced: [String: (sessionID: String, title: String)] = [:]
     private var pending: [ChannelChange]
     private var framesReceived = 0
@@ -79,27 +101,45 @@ public struct IngestPipeline: Sendable {
 
     /// One captured frame: link/IP/UDP decoding, then `ingest(_:)`.
     public mutating func ingest(frame: ArraySlice<UInt8>, link: LinkLayer, timestampNanoseconds: Int64) -> [IngestAction] {
-        ingest(frame: frame, link: link, timestampNanoseconds: timestampNanoseconds) { _ in }
+        var actions: [IngestAction] = []
+        ingest(frame: frame, link: link, timestampNanoseconds: timestampNanoseconds, into: &actions)
+        return actions
     }
 
     /// As above; `heard` sees each decoded datagram first (the live driver's silence watch).
     public mutating func ingest(frame: ArraySlice<UInt8>, link: LinkLayer, timestampNanoseconds: Int64,
                                 heard: (Datagram) -> Void) -> [IngestAction] {
+        var actions: [IngestAction] = []
+        ingest(frame: frame, link: link, timestampNanoseconds: timestampNanoseconds, into: &actions, heard: heard)
+        return actions
+    }
+
+    /// `ingest(frame:link:timestampNanoseconds:heard:)` appending to `actions`, so a caller that
+    /// handles one frame at a time can reuse one array (no allocation per frame).
+    public mutating func ingest(frame: ArraySlice<UInt8>, link: LinkLayer, timestampNanoseconds: Int64,
+                                into actions: inout [IngestAction], heard: (Datagram) -> Void = { _ in }) {
         framesReceived += 1
         switch FrameDecoder.decode(frame, link: link, timestampNanoseconds: timestampNanoseconds) {
         case .failure(let reason):
             frameDrops.add(reason)
-            return flushPending()
+            flushPending(into: &actions)
         case .success(let datagram):
             heard(datagram)
-            return ingest(datagram)
+            ingest(datagram, into: &actions)
         }
     }
 
     /// One UDP datagram.
     public mutating func ingest(_ datagram: Datagram) -> [IngestAction] {
+        var actions: [IngestAction] = []
+        ingest(datagram, into: &actions)
+        return actions
+    }
+
+    /// `ingest(_:)` appending to `actions`.
+    public mutating func ingest(_ datagram: Datagram, into actions: inout [IngestAction]) {
         datagramsReceived += 1
-        var actions = flushPending()
+        flushPending(into: &actions)
         let destination = datagram.destination
         if destination.port == SAPMessage.port, sapGroupSet.contains(destination.address) {
             sapPackets += 1
@@ -112,23 +152,18 @@ public struct IngestPipeline: Sendable {
                     actions.append(.channelsChanged(changes))
                 }
             }
-            return actions
+            return
         }
         guard let route = routes[destination] else {
             unknownDestination += 1
-            return actions
+            return
         }
         switch route {
-        case .media(let id):
-            guard var receiver = receivers.removeValue(forKey: id) else { return actions }
-            receiver.media(datagram, stats: &channelStats[id, default: ChannelStats()], into: &actions)
-            receivers[id] = receiver
-        case .repair(let id):
-            guard var receiver = receivers.removeValue(forKey: id) else { return actions }
-            receiver.repair(datagram, stats: &channelStats[id, default: ChannelStats()], into: &actions)
-            receivers[id] = receiver
+        case .media(let index):
+            lanes[index].media(datagram, into: &actions)
+        case .repair(let index):
+            lanes[index].repair(datagram, into: &actions)
         }
-        return actions
     }
 
     /// Time passes: SAP sessions retire on timeout; recovery stages may close windows.
@@ -139,19 +174,24 @@ public struct IngestPipeline: Sendable {
             apply(changes)
             actions.append(.channelsChanged(changes))
         }
-        for id in receivers.keys.sorted() {
-            guard var receiver = receivers.removeValue(forKey: id) else { continue }
-            receiver.tick(now: nowNanoseconds, stats: &channelStats[id, default: ChannelStats()], into: &actions)
-            receivers[id] = receiver
+        for id in laneIndex.keys.sorted() {
+            guard let index = laneIndex[id], lanes[index].receiver != nil else { continue }
+            lanes[index].tick(now: nowNanoseconds, into: &actions)
         }
         return actions
     }
 
     /// The static channels' `added` changes, reported with the first output.
     private mutating func flushPending() -> [IngestAction] {
-        guard !pending.isEmpty else { return [] }
-        defer { pending = [] }
-        return [.channelsChanged(pending)]
+        var actions: [IngestAction] = []
+        flushPending(into: &actions)
+        return actions
+    }
+
+    private mutating func flushPending(into actions: inout [IngestAction]) {
+        guard !pending.isEmpty else { return }
+        actions.append(.channelsChanged(pending))
+        pending = []
     }
 
     /// Follows channel changes: receivers created, reset (when what they receive changed) or
@@ -164,13 +204,13 @@ public struct IngestPipeline: Sendable {
                 retireReceiver(channel.id)
             case .added, .updated:
                 announced[channel.id] = (channel.sessionNum ?? "", channel.name)
-                if channelStats[channel.id] == nil { channelStats[channel.id] = ChannelStats() }
-                let current = receivers[channel.id]
+                let index = lane(channel.id)
+                let current = lanes[index].receiver
                 if channel.kind.isSupported {
                     if current == nil || current?.kind != channel.kind || current?.rtp != channel.rtp || current?.source != channel.source
                         || current?.fec != channel.fec {
                         retireReceiver(channel.id)
-                        receivers[channel.id] = ChannelReceiver(channel: channel, recovery: recoveryFactory(channel))
+                        lanes[index].receiver = ChannelReceiver(channel: channel, recovery: recoveryFactory(channel))
                     }
                 } else {
                     retireReceiver(channel.id)
@@ -178,22 +218,31 @@ public struct IngestPipeline: Sendable {
             }
         }
         routes = [:]
-        for channel in channels where receivers[channel.id] != nil {
-            guard let group = channel.group else { continue }
+        for channel in channels {
+            guard let index = laneIndex[channel.id], lanes[index].receiver != nil, let group = channel.group else { continue }
             let media = Endpoint(address: group, port: channel.port)
-            if routes[media] == nil { routes[media] = .media(channel.id) }
+            if routes[media] == nil { routes[media] = .media(index) }
             for port in channel.fec.repairPorts(mediaPort: channel.port) {
                 let repair = Endpoint(address: group, port: port)
-                if routes[repair] == nil { routes[repair] = .repair(channel.id) }
+                if routes[repair] == nil { routes[repair] = .repair(index) }
             }
         }
     }
 
     /// Drops a channel's receiver, keeping its counters in the channel's stats.
     private mutating func retireReceiver(_ id: String) {
-        guard let receiver = receivers.removeValue(forKey: id) else { return }
-        receiver.snapshot(into: &channelStats[id, default: ChannelStats()])
-        channelStats[id]?.carry()
+        guard let index = laneIndex[id], let receiver = lanes[index].receiver else { return }
+        lanes[index].receiver = nil
+        receiver.snapshot(into: &lanes[index].stats)
+        lanes[index].stats.carry()
+    }
+
+    /// The lane of channel `id`, created (without a receiver) when the id is new.
+    private mutating func lane(_ id: String) -> Int {
+        if let index = laneIndex[id] { return index }
+        lanes.append(Lane())
+        laneIndex[id] = lanes.count - 1
+        return lanes.count - 1
     }
 
     /// A snapshot of every counter (see docs/ingest.md "Stats").
@@ -204,9 +253,10 @@ public struct IngestPipeline: Sendable {
         for (name, _) in ChannelStats().fields where !name.hasPrefix("rtp_jitter") { sums[name] = 0 }
         var drops = frameDrops
         for (reason, count) in sapDrops.sorted { drops.add(reason, count) }
-        for id in channelStats.keys.sorted() {
-            var stats = channelStats[id] ?? ChannelStats()
-            receivers[id]?.snapshot(into: &stats)
+        for id in laneIndex.keys.sorted() {
+            guard let index = laneIndex[id] else { continue }
+            var stats = lanes[index].stats
+            lanes[index].receiver?.snapshot(into: &stats)
             var table: [String: JSONValue] = [:]
             for (name, value) in stats.fields {
                 table[name] = .number(Double(value))

@@ -7,12 +7,23 @@ public protocol RecoveryStage: Sendable {
     /// One media packet after sequence accounting (`outcome` says where it fell: in order after
     /// a gap, late, a restart…). Duplicates and unconfirmed jumps never reach the stage.
     mutating func media(_ packet: RTPPacket, outcome: SequenceTracker.Outcome, arrivalNanoseconds: Int64) -> [RecoveryOutput]
+    /// The same, appending to `outputs`: what the receive path calls, with one reused array
+    /// (docs/performance.md). The default forwards to the array-returning method.
+    mutating func media(_ packet: RTPPacket, outcome: SequenceTracker.Outcome, arrivalNanoseconds: Int64,
+                        into outputs: inout [RecoveryOutput])
     /// One UDP payload received on a repair port of the channel (`port` tells which).
     mutating func repair(port: UInt16, payload: ArraySlice<UInt8>, arrivalNanoseconds: Int64) -> [RecoveryOutput]
     /// Time passes: windows may close (and their losses be declared) without new packets.
     mutating func tick(nowNanoseconds: Int64) -> [RecoveryOutput]
     /// The stage's own counters for stats.json (e.g. `window_recovery_successes`), snake_case.
     var counters: [(name: String, value: Int)] { get }
+}
+
+extension RecoveryStage {
+    public mutating func media(_ packet: RTPPacket, outcome: SequenceTracker.Outcome, arrivalNanoseconds: Int64,
+                               into outputs: inout [RecoveryOutput]) {
+        outputs.append(contentsOf: media(packet, outcome: outcome, arrivalNanoseconds: arrivalNanoseconds))
+    }
 }
 
 /// What the recovery stage hands on.
@@ -36,17 +47,24 @@ public struct PassThroughRecovery: RecoveryStage {
     public init() {}
 
     public mutating func media(_ packet: RTPPacket, outcome: SequenceTracker.Outcome, arrivalNanoseconds: Int64) -> [RecoveryOutput] {
+        var outputs: [RecoveryOutput] = []
+        media(packet, outcome: outcome, arrivalNanoseconds: arrivalNanoseconds, into: &outputs)
+        return outputs
+    }
+
+    public mutating func media(_ packet: RTPPacket, outcome: SequenceTracker.Outcome, arrivalNanoseconds: Int64,
+                               into outputs: inout [RecoveryOutput]) {
         let delivered = RecoveryOutput.packet(payload: packet.payload, timestampNanoseconds: arrivalNanoseconds, recovered: false)
         switch outcome {
         case .inOrder(let skipped) where skipped > 0:
-            return [.lost(count: skipped, timestampNanoseconds: arrivalNanoseconds), delivered]
+            outputs.append(.lost(count: skipped, timestampNanoseconds: arrivalNanoseconds))
+            outputs.append(delivered)
         case .first, .inOrder, .restart:
-            return [delivered]
+            outputs.append(delivered)
         case .late:
             lateDiscarded += 1
-            return []
         case .duplicate, .jump:
-            return []
+            break
         }
     }
 

@@ -15,48 +15,58 @@ public struct ContinuityTracker: Sendable, Equatable {
         case ignored
     }
 
-    private struct State: Sendable, Equatable {
-        var counter: UInt8
-        var duplicateSeen: Bool
-    }
-
-    private var states: [UInt16: State] = [:]
+    /// Per-PID state in one byte, indexed by PID (13 bits): bit 7 seen, bit 6 duplicate seen,
+    /// bits 0–3 the last counter. A flat table rather than a dictionary: this runs for every TS
+    /// packet received (docs/performance.md).
+    private var states: [UInt8] = []
+    public private(set) var pidCount = 0
     public private(set) var discontinuities = 0
     public private(set) var duplicates = 0
 
+    private static let seen: UInt8 = 0x80
+    private static let duplicateSeen: UInt8 = 0x40
+
     public init() {}
 
-    /// The number of PIDs seen.
-    public var pidCount: Int { states.count }
-
     public mutating func record(_ packet: TSPacket) -> Outcome {
-        guard packet.pid != TSPacket.nullPID else { return .ignored }
-        let cc = packet.continuityCounter
-        guard let state = states[packet.pid], !packet.discontinuityIndicator else {
-            states[packet.pid] = State(counter: cc, duplicateSeen: false)
+        record(pid: packet.pid, counter: packet.continuityCounter, hasPayload: packet.hasPayload,
+               discontinuityIndicator: packet.discontinuityIndicator)
+    }
+
+    /// The same as `record(_:)` from the header fields alone.
+    @inline(__always)
+    mutating func record(pid: UInt16, counter cc: UInt8, hasPayload: Bool, discontinuityIndicator: Bool) -> Outcome {
+        guard pid != TSPacket.nullPID else { return .ignored }
+        if states.isEmpty { states = [UInt8](repeating: 0, count: Int(TSPacket.nullPID) + 1) }
+        let index = Int(pid & 0x1FFF)
+        let state = states[index]
+        guard state & Self.seen != 0, !discontinuityIndicator else {
+            if state & Self.seen == 0 { pidCount += 1 }
+            states[index] = Self.seen | cc
             return .ok
         }
-        if !packet.hasPayload {
+        let counter = state & 0x0F
+        if !hasPayload {
             // Adaptation field only: the counter stays where it was.
-            guard cc == state.counter else { return discontinuity(packet.pid, expected: state.counter, received: cc) }
+            guard cc == counter else { return discontinuity(index, expected: counter, received: cc) }
             return .ok
         }
-        let expected = (state.counter + 1) & 0x0F
+        let expected = (counter + 1) & 0x0F
         if cc == expected {
-            states[packet.pid] = State(counter: cc, duplicateSeen: false)
+            states[index] = Self.seen | cc
             return .ok
         }
-        if cc == state.counter && !state.duplicateSeen {
-            states[packet.pid]?.duplicateSeen = true
+        if cc == counter && state & Self.duplicateSeen == 0 {
+            states[index] = state | Self.duplicateSeen
             duplicates += 1
             return .duplicate
         }
-        return discontinuity(packet.pid, expected: expected, received: cc)
+        return discontinuity(index, expected: expected, received: cc)
     }
 
-    private mutating func discontinuity(_ pid: UInt16, expected: UInt8, received: UInt8) -> Outcome {
+    private mutating func discontinuity(_ index: Int, expected: UInt8, received: UInt8) -> Outcome {
         discontinuities += 1
-        states[pid] = State(counter: received, duplicateSeen: false)
+        states[index] = Self.seen | received
         return .discontinuity(expected: expected, received: received)
     }
 }

@@ -138,5 +138,19 @@ public struct Endpoint: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     public static func < (a: Endpoint, b: Endpoint) -> Bool { (a.address, a.port) < (b.address, b.port) }
 
+    /// One hasher word for an IPv4 endpoint (address and port), three for IPv6: the ingest
+    /// pipeline looks up every datagram's destination (docs/performance.md). Consistent with
+    /// the synthesized `==`.
+    public func hash(into hasher: inout Hasher) {
+        switch address {
+        case .v4(let value):
+            hasher.combine(UInt64(value) << 16 | UInt64(port))
+        case .v6(let high, let low):
+            hasher.combine(high)
+            hasher.combine(low)
+            hasher.combine(port)
+        }
+    }
+
     public var description: String { address.isIPv6 ? "[\(address)]:\(port)" : "\(address):\(port)" }
 }

@@ -15,8 +15,8 @@ extension FrameDecoder {
         guard let segment = packet.bytes(at: headerLength, length: Int(total) - headerLength) else { return .failure(.ipv4Truncated) }
         guard let fragment = packet.be16(at: 6), fragment & 0x3FFF == 0 else { return .failure(.ipv4Fragment) }
         guard let ttl = packet.octet(at: 8), let proto = packet.octet(at: 9),
-              let source = packet.bytes(at: 12, length: 4).flatMap(IPAddress.init(bytes:)),
-              let destination = packet.bytes(at: 16, length: 4).flatMap(IPAddress.init(bytes:)) else {
+              let source = packet.be32(at: 12).map(IPAddress.v4),
+              let destination = packet.be32(at: 16).map(IPAddress.v4) else {
             return .failure(.ipv4Truncated)
         }
         guard proto == protocolUDP else { return .failure(.notUDP) }

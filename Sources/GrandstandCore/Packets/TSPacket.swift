@@ -25,29 +25,61 @@ public struct TSPacket: Sendable, Equatable {
     /// drop: the header itself may be wrong.
     public static func parse(_ bytes: ArraySlice<UInt8>) -> Result<TSPacket, DropReason> {
         guard bytes.count == size else { return .failure(.tsBadLength) }
-        guard bytes.octet(at: 0) == syncByte, let b1 = bytes.octet(at: 1), let b2 = bytes.octet(at: 2),
-              let b3 = bytes.octet(at: 3) else { return .failure(.tsLostSync) }
-        guard b1 & 0x80 == 0 else { return .failure(.tsTransportError) }
-        let control = (b3 >> 4) & 0x3
-        guard control != 0 else { return .failure(.tsReservedAdaptationControl) }
-        var packet = TSPacket(transportError: false, payloadUnitStart: b1 & 0x40 != 0, priority: b1 & 0x20 != 0,
-                              pid: UInt16(b1 & 0x1F) << 8 | UInt16(b2), scrambling: b3 >> 6,
-                              hasAdaptationField: control & 0x2 != 0, hasPayload: control & 0x1 != 0,
-                              continuityCounter: b3 & 0x0F, discontinuityIndicator: false,
-                              randomAccessIndicator: false, payload: [])
-        var offset = 4
-        if packet.hasAdaptationField {
-            // adaptation_field_length: 0...183 with a payload, exactly 183 without (§2.4.3.5).
-            guard let length = bytes.octet(at: 4),
-                  packet.hasPayload ? length <= 182 : length == 183 else { return .failure(.tsBadAdaptationLength) }
-            if length > 0, let flags = bytes.octet(at: 5) {
-                packet.discontinuityIndicator = flags & 0x80 != 0
-                packet.randomAccessIndicator = flags & 0x40 != 0
-            }
-            offset = 5 + Int(length)
+        let header: Header
+        let parsed = bytes.withUnsafeBufferPointer { buffer -> Result<Header, DropReason> in
+            guard let base = buffer.baseAddress else { return .failure(.tsBadLength) }
+            return Header.parse(base)
         }
-        if packet.hasPayload, let payload = bytes.suffix(from: offset) { packet.payload = payload }
-        return .success(packet)
+        switch parsed {
+        case .failure(let reason): return .failure(reason)
+        case .success(let parsed): header = parsed
+        }
+        return .success(TSPacket(transportError: false, payloadUnitStart: header.b1 & 0x40 != 0, priority: header.b1 & 0x20 != 0,
+                                 pid: header.pid, scrambling: header.b3 >> 6,
+                                 hasAdaptationField: header.hasAdaptationField, hasPayload: header.hasPayload,
+                                 continuityCounter: header.continuityCounter,
+                                 discontinuityIndicator: header.discontinuityIndicator,
+                                 randomAccessIndicator: header.randomAccessIndicator,
+                                 payload: header.hasPayload ? bytes[(bytes.startIndex + header.payloadOffset)...] : []))
+    }
+
+    /// The header facts of one packet, read in place without building a `TSPacket` (no payload
+    /// slice, so no reference counting): what the ingest demux needs per packet, on its hot path.
+    /// `parse(_:)` is built on it, so both apply the same checks.
+    struct Header {
+        var b1: UInt8
+        var b3: UInt8
+        var pid: UInt16
+        var discontinuityIndicator: Bool
+        var randomAccessIndicator: Bool
+        var payloadOffset: Int
+
+        var hasAdaptationField: Bool { b3 & 0x20 != 0 }
+        var hasPayload: Bool { b3 & 0x10 != 0 }
+        var continuityCounter: UInt8 { b3 & 0x0F }
+
+        /// Reads the packet of `TSPacket.size` bytes at `start` (the caller guarantees them).
+        @inline(__always)
+        static func parse(_ start: UnsafePointer<UInt8>) -> Result<Header, DropReason> {
+            guard start[0] == syncByte else { return .failure(.tsLostSync) }
+            let b1 = start[1], b3 = start[3]
+            guard b1 & 0x80 == 0 else { return .failure(.tsTransportError) }
+            let control = (b3 >> 4) & 0x3
+            guard control != 0 else { return .failure(.tsReservedAdaptationControl) }
+            var header = Header(b1: b1, b3: b3, pid: UInt16(b1 & 0x1F) << 8 | UInt16(start[2]),
+                                discontinuityIndicator: false, randomAccessIndicator: false, payloadOffset: 4)
+            if control & 0x2 != 0 {
+                // adaptation_field_length: 0...183 with a payload, exactly 183 without (§2.4.3.5).
+                let length = start[4]
+                guard control & 0x1 != 0 ? length <= 182 : length == 183 else { return .failure(.tsBadAdaptationLength) }
+                if length > 0 {
+                    header.discontinuityIndicator = start[5] & 0x80 != 0
+                    header.randomAccessIndicator = start[5] & 0x40 != 0
+                }
+                header.payloadOffset = 5 + Int(length)
+            }
+            return .success(header)
+        }
     }
 
     /// Splits a datagram payload (normally 7 × 188 bytes, RFC 2250 §2) into packets; bytes that

@@ -24,6 +24,9 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Output directory (created if needed).")
     var out: String
 
+    @Option(help: "BPF filter (pcap-filter(7)) applied while reading, as live capture would; none by default.")
+    var filter: String?
+
     @Flag(help: "Print nothing on success.")
     var quiet = false
 
@@ -32,7 +35,7 @@ struct ReplayCommand: ParsableCommand {
         let started = ContinuousClock.now
         let summary: Replay.Summary
         do {
-            summary = try Replay(capturePath: pcap, outputDirectory: out, configuration: configuration).run()
+            summary = try Replay(capturePath: pcap, outputDirectory: out, configuration: configuration, filter: filter).run()
         } catch {
             printError("grandstand replay: \(error)")
             throw ExitCode(1)
@@ -42,6 +45,7 @@ struct ReplayCommand: ParsableCommand {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? Int(Double(summary.frames) / seconds) : 0
         print("replayed \(summary.frames) frames (\(summary.bytes) bytes) from \(pcap) into \(out) in \(Int(seconds * 1000)) ms (\(rate) frames/s)")
+        print("capture filter for the channels known at the end: \(summary.captureFilter)")
     }
 
     /// The pipeline configuration from --config, or the permissive default without it.

@@ -24,12 +24,16 @@ struct ReplayError: Error, CustomStringConvertible {
 /// A file written through stdio's buffer (replay writes many small pieces). Truncated on open;
 /// closed on `close()` or deinit.
 final class OutputFile {
+    static let bufferBytes = 1 << 20
     let path: String
     private var stream: UnsafeMutablePointer<FILE>?
 
     init(path: String) throws(ReplayError) {
         self.path = path
         guard let stream = fopen(path, "wb") else { throw ReplayError("open", path) }
+        // A large buffer: a TS file gets ~1.3 KB per packet, and stdio's default (4 KiB) would
+        // make a write(2) every few packets (docs/performance.md). Failure keeps the default.
+        _ = setvbuf(stream, nil, _IOFBF, OutputFile.bufferBytes)
         self.stream = stream
     }
 
@@ -37,7 +41,12 @@ final class OutputFile {
 
     func write(_ bytes: ArraySlice<UInt8>) throws(ReplayError) {
         guard let stream, !bytes.isEmpty else { return }
+        // One writer per file: stdio's per-call locking is not needed where glibc offers that.
+        #if canImport(Glibc)
+        let written = bytes.withUnsafeBufferPointer { fwrite_unlocked($0.baseAddress, 1, $0.count, stream) }
+        #else
         let written = bytes.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, stream) }
+        #endif
         guard written == bytes.count else { throw ReplayError("write", path) }
     }
 

@@ -13,14 +13,20 @@ struct Replay {
         var bytes = 0
         var firstTimestamp: Int64?
         var lastTimestamp: Int64?
+        /// The BPF filter live capture would install for the channels known at the end
+        /// (`CaptureFilter` over `IngestPipeline.endpoints`): what tools/bench reads with.
+        var captureFilter = ""
     }
 
     let capturePath: String
     let outputDirectory: String
     let configuration: IngestConfiguration
+    /// A BPF filter installed before reading (what live capture would have let through), or nil.
+    var filter: String? = nil
 
     func run() throws -> Summary {
         let capture = try PacketCapture.open(file: capturePath)
+        if let filter { try capture.setFilter(filter) }
         guard let link = LinkLayer(linkType: capture.linkType.rawValue) else {
             throw ReplayError("unsupported link type \(capture.linkType.name) in", capturePath, code: 0)
         }
@@ -28,7 +34,12 @@ struct Replay {
         var pipeline = IngestPipeline(configuration: configuration)
         var summary = Summary()
         var nextTick: Int64? = nil
-        while let packet = try capture.next() {
+        // One frame buffer for the whole run: the pipeline's actions are written out before the
+        // next frame is read, so the buffer is unshared again and is refilled without allocating.
+        var frame: [UInt8] = []
+        frame.reserveCapacity(65_536)
+        var actions: [IngestAction] = []   // likewise reused
+        while let packet = try capture.next(into: &frame) {
             let time = packet.timestampNanoseconds
             // The first packet, then every whole second of capture time: retire, close windows.
             if nextTick.map({ time >= $0 }) ?? true {
@@ -36,14 +47,17 @@ struct Replay {
                 nextTick = Self.nextSecond(after: time)
             }
             summary.frames += 1
-            summary.bytes += packet.bytes.count
+            summary.bytes += frame.count
             if summary.firstTimestamp == nil { summary.firstTimestamp = time }
             summary.lastTimestamp = time
-            try output.handle(pipeline.ingest(frame: packet.bytes[...], link: link, timestampNanoseconds: time), at: time)
+            pipeline.ingest(frame: frame[...], link: link, timestampNanoseconds: time, into: &actions)
+            try output.handle(actions, at: time)
+            actions.removeAll(keepingCapacity: true)   // before the next read: frees `frame`
         }
         let end = summary.lastTimestamp ?? 0
         try output.handle(pipeline.tick(nowNanoseconds: end), at: end)
         try output.finish(channels: pipeline.channels, stats: pipeline.stats)
+        summary.captureFilter = CaptureFilter(endpoints: pipeline.endpoints).expression
         return summary
     }
 
@@ -60,7 +74,9 @@ struct Replay {
 /// listed and stay open (a channel that returns under the same id appends).
 final class ReplayOutput {
     let directory: String
-    private var transportStreams: [String: OutputFile] = [:]
+    /// TS files by channel id, searched linearly: a handful of channels, one lookup per TS
+    /// datagram, cheaper than hashing the id (docs/performance.md).
+    private var transportStreams: [(id: String, file: OutputFile)] = []
     private var dataMessages: [String: OutputFile] = [:]
     private let events: OutputFile
     private let hls: ReplayHLSOutput
@@ -81,14 +97,14 @@ final class ReplayOutput {
             case .channelsChanged(let changes):
                 for change in changes { try record(change, at: time) }
             case .transportStream(let id, let packets, let time):
-                try transportStreams[id]?.write(packets)
+                try transportStreams.first(where: { $0.id == id })?.file.write(packets)
                 hls.ingest(id, packets, at: time)
             case .gap(let id, let lost, let time):
                 hls.gap(id, lostPackets: lost, at: time)
                 try events.write(Self.line([("event", .string("gap")), ("id", .string(id)), ("lostPackets", .number(Double(lost)))],
                                            time: time))
             case .dataMessage(let id, let payload, let time):
-                try dataMessages[id]?.write(Self.line([("payload", .string(TextEncoding.base64(payload)))], time: time))
+                try dataMessages[id]?.write(Self.dataLine(payload, time: time)[...])
             }
         }
     }
@@ -97,8 +113,8 @@ final class ReplayOutput {
         let channel = change.channel
         if case .added = change {
             switch channel.kind {
-            case .video where transportStreams[channel.id] == nil:
-                transportStreams[channel.id] = try OutputFile(path: "\(directory)/ts/\(channel.id).ts")
+            case .video where !transportStreams.contains(where: { $0.id == channel.id }):
+                transportStreams.append((channel.id, try OutputFile(path: "\(directory)/ts/\(channel.id).ts")))
                 hls.add(channel.id)
             case .data where dataMessages[channel.id] == nil:
                 dataMessages[channel.id] = try OutputFile(path: "\(directory)/data/\(channel.id).jsonl")
@@ -122,8 +138,24 @@ final class ReplayOutput {
         return "{" + all.map { JSONValue.quote($0.0) + ":" + $0.1 }.joined(separator: ",") + "}\n"
     }
 
+    /// A data message's JSON line, the same bytes as `line([("payload", base64)], time:)` but
+    /// built directly: base64 and RFC 3339 text never need JSON escapes, and the keys are
+    /// already in order (a data channel can carry a message per packet; docs/performance.md).
+    static func dataLine(_ payload: ArraySlice<UInt8>, time: Int64) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity((payload.count + 2) / 3 * 4 + 96)
+        out.append(contentsOf: #"{"payload":""#.utf8)
+        TextEncoding.appendBase64(payload, to: &out)
+        out.append(contentsOf: #"","time":""#.utf8)
+        out.append(contentsOf: TextEncoding.rfc3339(nanoseconds: time).utf8)
+        out.append(contentsOf: #"","timestampNanoseconds":"#.utf8)
+        out.append(contentsOf: String(time).utf8)
+        out.append(contentsOf: "}\n".utf8)
+        return out
+    }
+
     func finish(channels: [Channel], stats: IngestStats) throws(ReplayError) {
-        for file in transportStreams.values { try file.close() }
+        for (_, file) in transportStreams { try file.close() }
         for file in dataMessages.values { try file.close() }
         try events.close()
         try hls.finish()

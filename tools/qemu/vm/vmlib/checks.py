@@ -236,8 +236,9 @@ def reload(ctx):
 
 # Lines the daemon holds (0-2 on qemu-virt) double as the "busy line" for the EBUSY test; the
 # free lines 4-6 carry the request/set/get round trips. Line 3 is the power key: never touched.
-KERNEL_SUITE = ("LiveCaptureTests|GPIO|WiFi", {
-    "GPIO_TEST_CHIP": "/dev/gpiochip0", "GPIO_TEST_LINES": "4,5,6", "GPIO_TEST_BUSY_LINE": "0"})
+KERNEL_SUITE = ("LiveCaptureTests|GPIO|WiFi|MulticastLoopbackTests|SendEndToEndTests|LiveIngestEndToEndTests", {
+    "GPIO_TEST_CHIP": "/dev/gpiochip0", "GPIO_TEST_LINES": "4,5,6", "GPIO_TEST_BUSY_LINE": "0",
+    "GRANDSTAND_FIXTURES": "/opt/grandstand-tests/repo/Tests/Fixtures"})
 
 
 @check("kernel-suite")
@@ -253,8 +254,13 @@ def kernel_suite(ctx):
                      "| sed 's/\x1b\[[0-9;]*m//g'", timeout=600, expect_ok=False)
     summary = [line for line in result.output.splitlines() if "Test run with" in line]
     passed = re.search(r"Test run with (\d+) tests? passed", summary[-1]) if summary else None
-    if not passed or int(passed.group(1)) < 10 or "capturesADatagramSentOverLoopback() passed" not in result.output:
-        failures = [line for line in result.output.splitlines() if "✘" in line or "failed" in line]
+    required = ["capturesADatagramSentOverLoopback() passed", "sendThenLiveCaptureThenReplayAgree() passed"]
+    if not passed or int(passed.group(1)) < 10 or not all(line in result.output for line in required):
+        lines = result.output.splitlines()
+        # Each failure line and the comment lines Swift Testing prints under it (indented).
+        failures = [line for i, line in enumerate(lines)
+                    if "✘" in line or "failed" in line
+                    or (line.startswith(" ") and any("✘" in l for l in lines[max(0, i - 3):i]))]
         raise CheckFailed("kernel-facility tests did not all pass in the guest:\n"
                           + "\n".join(failures[-40:] or result.output.splitlines()[-40:]))
     ctx.facts["kernel-suite"] = int(passed.group(1))

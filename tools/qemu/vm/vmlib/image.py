@@ -78,6 +78,18 @@ def install_suite(rootfs, bundle, runtime):
     for library in Path(runtime).glob("*.so"):
         if not library.name.startswith("lib_Internal"):
             shutil.copy2(library, target / "lib" / library.name)
+    # The tests find fixtures through GRANDSTAND_FIXTURES and run the product binary from beside
+    # the bundle: give them a copy of the fixture tree and sample, and the installed binary.
+    repo = target / "repo"
+    if repo.exists():
+        shutil.rmtree(repo)
+    shutil.copytree(REPO_DIR / "Tests" / "Fixtures", repo / "Tests" / "Fixtures")
+    (repo / "tools" / "samples").mkdir(parents=True)
+    shutil.copy2(REPO_DIR / "tools" / "samples" / "clean.ts", repo / "tools" / "samples" / "clean.ts")
+    link = target / "grandstand"
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    link.symlink_to("/usr/bin/grandstand")
 
 
 def compose(base, binary, board, run_dir, suite=None):
