@@ -122,6 +122,9 @@ import TestSupport
         let stats = try JSONParser.parse(Array(client.get("/api/v1/stats", management: true, token: "demo").body.utf8))
         let segments = stats["channels"]?["main-camera"]?["hls_segments"]
         #expect(segments.map { $0 != .number(0) } == true, "\(String(describing: segments))")
+        // The demo streams with Reed-Solomon FEC: windows are counted.
+        let windows = stats["channels"]?["main-camera"]?["protection_windows"]
+        #expect(windows.map { $0 != .number(0) } == true, "\(String(describing: windows))")
         let channels = try JSONParser.parse(Array(client.get("/api/v1/channels", management: true, token: "demo").body.utf8))
         #expect(Self.item(channels, 0)?["id"] == .string("main-camera"))
     }

@@ -83,27 +83,30 @@ struct SendConfigFileTests {
     @Test func channelsBecomeSpecs() throws {
         let json = """
             {"channels":[{"name":"Bowl","kind":"video","file":"clean.ts","group":"239.255.20.1","port":5000},
-                         {"name":"Six","kind":"video","file":"/abs/x.ts","group":"ff15::1","port":5004},
+                         {"name":"Six","kind":"video","file":"/abs/x.ts","group":"ff15::1","port":5004,"fec":"reed-solomon:k=10,m=2"},
                          {"name":"Scores","kind":"data","group":"239.255.20.2","port":5002},
                          {"name":"Feed","kind":"data","group":"239.255.20.4","port":5006,"file":"feed.jsonl"}]}
             """
         let specs = try SendConfigFile.specs(Array(json.utf8), directory: "/etc/demo")
-        #expect(specs.video == ["Bowl=/etc/demo/clean.ts@239.255.20.1:5000", "Six=/abs/x.ts@[ff15::1]:5004"])
+        #expect(specs.video.map(\.spec) == ["Bowl=/etc/demo/clean.ts@239.255.20.1:5000", "Six=/abs/x.ts@[ff15::1]:5004"])
+        #expect(specs.video.map(\.fec) == [nil, "reed-solomon:k=10,m=2"])
         #expect(specs.data == ["Scores@239.255.20.2:5002", "Feed@239.255.20.4:5006=/etc/demo/feed.jsonl"])
-        let parsed = try SendSpec.video(specs.video[1])
+        let parsed = try SendSpec.video(specs.video[1].spec)
         #expect(parsed.destination.description == "[ff15::1]:5004")
     }
 
     @Test func everyBadValueIsReportedWithItsPath() {
         let json = """
             {"channels":[{"name":"A","kind":"video","group":"239.255.20.1","port":5000},
-                         {"name":"B","kind":"audio","group":"239.255.20.1","port":70000,"colour":"red"}]}
+                         {"name":"B","kind":"audio","group":"239.255.20.1","port":70000,"colour":"red"},
+                         {"name":"C","kind":"video","file":"c.ts","group":"239.255.20.1","port":5000,"fec":"smpte2022-1:L=30"}]}
             """
         let error = thrownError(SendSpec.Failure.self) { try SendConfigFile.specs(Array(json.utf8), directory: ".") }
         let text = error?.description ?? ""
         #expect(text.contains("$.channels[0].file: a video channel needs a file"), "\(text)")
         #expect(text.contains("$.channels[1].port: 70000 is out of range"), "\(text)")
         #expect(text.contains("$.channels[1].colour: unknown key"), "\(text)")
+        #expect(text.contains("$.channels[2].fec: --fec \"smpte2022-1:L=30\": L 30 is out of range 1...20"), "\(text)")
         let broken = thrownError(SendSpec.Failure.self) { try SendConfigFile.specs(Array("{".utf8), directory: ".") }
         #expect(broken?.description.hasPrefix("--config: line 1") == true, "\(String(describing: broken))")
     }

@@ -132,7 +132,10 @@ public struct ReedSolomonWindowDecoder: Sendable {
     public mutating func tick(nowNanoseconds now: Int64) -> [FECAction] {
         var actions: [FECAction] = []
         for id in windows.keys.sorted() where windows[id].map({ $0.deadline <= now }) == true {
-            actions += close(id, failed: true, now: now)
+            // At the deadline a missing source is lost, not late (e.g. the stream's last packet):
+            // rebuild it if the window holds k symbols, else fail.
+            actions += attempt(id, now: now, final: true)
+            if windows[id] != nil { actions += close(id, failed: true, now: now) }
         }
         return actions + release(now: now)
     }

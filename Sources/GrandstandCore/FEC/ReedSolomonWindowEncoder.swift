@@ -14,9 +14,15 @@ public struct ReedSolomonWindowEncoder: Sendable {
         public var maxSymbols: Int
         /// Windows larger than this count `window_warning`.
         public var recommendedMaxSymbols: Int
+        /// Send one header-only marker repair (index 0, a 1-byte zero symbol) for each unsupported
+        /// window, so receivers see its shape and count `window_error` (test senders: `grandstand
+        /// send --fec reed-solomon:k=200,m=60`). Off by default: nothing is sent for such windows.
+        public var markUnsupportedWindows: Bool
 
         public init(sourceCount: Int, repairCount: Int, repairPayloadType: UInt8 = 97, firstRepairSequence: UInt16 = 0,
-                    firstWindowID: UInt32 = 0, maxSymbols: Int = 255, recommendedMaxSymbols: Int = 120) {
+                    firstWindowID: UInt32 = 0, maxSymbols: Int = 255, recommendedMaxSymbols: Int = 120,
+                    markUnsupportedWindows: Bool = false) {
+            self.markUnsupportedWindows = markUnsupportedWindows
             self.sourceCount = sourceCount
             self.repairCount = repairCount
             self.repairPayloadType = repairPayloadType
@@ -82,7 +88,10 @@ public struct ReedSolomonWindowEncoder: Sendable {
         if k + m > configuration.recommendedMaxSymbols { stats.windowWarning += 1 }
         guard supported, k + m <= 255 else {
             stats.windowError += 1
-            return []
+            guard configuration.markUnsupportedWindows, k <= 255, m >= 1, m <= 255 else { return [] }
+            let marker: [UInt8] = [0]
+            stats.repairPackets += 1
+            return [repairPacket(k: k, m: m, index: 0, id: id, symbol: marker)]
         }
         let symbolLength = ReedSolomonRepairHeader.symbolOverhead + (window.map(\.count).max() ?? 0)
         let sources = window.map { ReedSolomonRepairHeader.symbol(for: $0, symbolLength: symbolLength) }
@@ -93,26 +102,31 @@ public struct ReedSolomonWindowEncoder: Sendable {
             encodeFailures += 1
             return []
         }
-        let lastTimestamp = RTPFields(window[k - 1][...])?.timestamp ?? 0
         var packets: [[UInt8]] = []
         packets.reserveCapacity(m)
         for (index, symbol) in repairs.enumerated() {
-            var packet: [UInt8] = []
-            packet.reserveCapacity(12 + ReedSolomonRepairHeader.size + symbolLength)
-            packet.append(0x80)
-            packet.append(configuration.repairPayloadType & 0x7F)
-            packet.appendBE16(nextRepairSequence)
-            packet.appendBE32(lastTimestamp)
-            packet.appendBE32(windowSSRC)
-            nextRepairSequence &+= 1
-            let header = ReedSolomonRepairHeader(sourceCount: k, repairCount: m, repairIndex: index, windowID: id,
-                                                 sequenceBase: windowBase, symbolLength: symbolLength, ssrc: windowSSRC,
-                                                 symbolChecksum: symbol.withUnsafeBufferPointer { math.crc32c($0) })
-            packet += header.bytes
-            packet += symbol
-            packets.append(packet)
+            packets.append(repairPacket(k: k, m: m, index: index, id: id, symbol: symbol))
         }
         stats.repairPackets += packets.count
         return packets
+    }
+
+    /// One repair RTP packet of the current window: RTP header, repair header, symbol.
+    private mutating func repairPacket(k: Int, m: Int, index: Int, id: UInt32, symbol: [UInt8]) -> [UInt8] {
+        let lastTimestamp = window.last.flatMap { RTPFields($0[...])?.timestamp } ?? 0
+        var packet: [UInt8] = []
+        packet.reserveCapacity(12 + ReedSolomonRepairHeader.size + symbol.count)
+        packet.append(0x80)
+        packet.append(configuration.repairPayloadType & 0x7F)
+        packet.appendBE16(nextRepairSequence)
+        packet.appendBE32(lastTimestamp)
+        packet.appendBE32(windowSSRC)
+        nextRepairSequence &+= 1
+        let header = ReedSolomonRepairHeader(sourceCount: k, repairCount: m, repairIndex: index, windowID: id,
+                                             sequenceBase: windowBase, symbolLength: symbol.count, ssrc: windowSSRC,
+                                             symbolChecksum: symbol.withUnsafeBufferPointer { math.crc32c($0) })
+        packet += header.bytes
+        packet += symbol
+        return packet
     }
 }

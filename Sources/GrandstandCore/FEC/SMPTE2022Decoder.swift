@@ -156,7 +156,13 @@ public struct SMPTE2022Decoder: Sendable {
         var actions: [FECAction] = []
         let timeout = configuration.limits.timeoutNanoseconds
         for n in matrices.keys.sorted() {
-            if let end = matrices[n]?.endSeenAt, end + timeout <= now { actions += evaluate(n, now: now, final: true) }
+            if let end = matrices[n]?.endSeenAt, end + timeout <= now {
+                actions += evaluate(n, now: now, final: true)
+            } else if let matrix = matrices[n], matrix.endSeenAt == nil, matrix.lastActivity + timeout <= now {
+                // Nothing arrived for the matrix within the timeout (the stream stopped or
+                // stalled in it): decide with what there is, so its tail is not held forever.
+                actions += evaluate(n, now: now, final: true)
+            }
         }
         return actions + release(now: now)
     }
@@ -281,13 +287,14 @@ public struct SMPTE2022Decoder: Sendable {
         if missing == 0 && ended {
             return close(n, failed: matrix.tooLate, now: now)
         }
+        if final && missingPackets(matrix, span: span).isEmpty { return close(n, failed: matrix.tooLate, now: now) }
         if final || (allFEC && ended) { return close(n, failed: true, now: now) }
         return []
     }
 
     private mutating func close(_ n: Int64, failed: Bool, now: Int64) -> [FECAction] {
         guard let matrix = matrices.removeValue(forKey: n), let span, let columns, let rows else { return [] }
-        let missing = (0..<span).map { matrix.base + $0 }.filter { !buffer.contains($0) }
+        let missing = missingPackets(matrix, span: span)
         let failed = failed || !missing.isEmpty
         if failed { for ext in missing where ext >= buffer.next { buffer.abandoned.insert(ext) } }
         let lost = matrix.recovered + missing.count
@@ -299,6 +306,16 @@ public struct SMPTE2022Decoder: Sendable {
         markClosed(n)
         stats.count(report)
         return [.windowClosed(report)]
+    }
+
+    /// The matrix's packets not (yet) here. When the stream stopped inside the matrix, packets
+    /// after the last one seen count only if an FEC group received says they were sent (a
+    /// trailing partial matrix of a finished stream is not a loss).
+    private func missingPackets(_ matrix: Matrix, span: Int64) -> [Int64] {
+        let missing = (0..<span).map { matrix.base + $0 }.filter { !buffer.contains($0) }
+        guard buffer.highest < matrix.base + span - 1, missing.contains(where: { $0 > buffer.highest }) else { return missing }
+        let covered = Set(matrix.groups.flatMap { key, fec in (0..<Int64(fec.count)).map { key.base + $0 * Int64(fec.offset) } })
+        return missing.filter { $0 <= buffer.highest || covered.contains($0) }
     }
 
     private mutating func markClosed(_ n: Int64) {

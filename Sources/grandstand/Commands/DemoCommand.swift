@@ -10,8 +10,8 @@ import Glibc
 import GrandstandCore
 
 /// `grandstand demo`: the venue streamer and the gateway in one process. The embedded streamer
-/// (the `send` code) loops a sample file as several channels on loopback multicast, with a
-/// little induced loss; the gateway captures them on `lo` and serves the fan page, HLS and the
+/// (the `send` code) loops a sample file as several channels on loopback multicast, with
+/// Reed-Solomon FEC and a little induced loss (0.2 %); the gateway captures them on `lo` and serves the fan page, HLS and the
 /// management API. Prints the URLs; runs until Ctrl-C or --duration.
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,8 +35,11 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "Interface the streamer sends on and the gateway captures on.")
     var interface: String = "lo"
 
-    @Option(help: ArgumentHelp("Fraction of packets the streamer drops (induced loss).", valueName: "P"))
-    var dropRate: Double = 0
+    @Option(help: ArgumentHelp("Fraction of packets the streamer drops (induced loss, repaired by FEC).", valueName: "P"))
+    var dropRate: Double = 0.002
+
+    @Option(help: ArgumentHelp("FEC the streamer adds to every video channel (`send --fec`; \"none\" for none).", valueName: "SPEC"))
+    var fec: String = "reed-solomon"
 
     @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
     var duration: Double?
@@ -60,6 +63,7 @@ struct DemoCommand: ParsableCommand {
         }
         arguments += ["--data", "Scores@239.255.21.1:5100"]
         if dropRate > 0 { arguments += ["--drop-rate", String(dropRate)] }
+        if fec != "none" { arguments += ["--fec", fec] }
         return arguments
     }
 

@@ -35,7 +35,7 @@ struct SendCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A data channel: lines of a JSON-lines FILE, or a counter (repeatable).", valueName: "NAME@GROUP:PORT[=FILE]"))
     var data: [String] = []
 
-    @Option(help: ArgumentHelp("Channels as JSON: {\"channels\":[{\"name\",\"kind\":\"video|data\",\"file\",\"group\",\"port\"}]}.", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Channels as JSON: {\"channels\":[{\"name\",\"kind\":\"video|data\",\"file\",\"group\",\"port\",\"fec\"}]}.", valueName: "FILE"))
     var config: String?
 
     @Option(help: "Seconds between data-channel messages.")
@@ -73,6 +73,12 @@ struct SendCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Drop exactly these packets of each channel: every:N or 0,5,10-12.", valueName: "PATTERN"))
     var dropPattern: String?
+
+    @Option(help: ArgumentHelp("FEC for every --video channel: smpte2022-1[:L=5,D=4[,row=no]] (column FEC on port+2, row on port+4) or reed-solomon[:k=20,m=4[,port=P]] (repairs on P, default port+2).", valueName: "SPEC"))
+    var fec: String?
+
+    @Option(help: ArgumentHelp("Drop exactly these packets of each FEC repair flow: every:N or 0,5,10-12.", valueName: "PATTERN"))
+    var dropRepair: String?
 
     @Option(help: "Multicast TTL / hop limit.")
     var ttl: Int = 16
@@ -133,6 +139,12 @@ struct SendCommand: ParsableCommand {
             session.sendDeletions(now: clock.now)
             for line in session.summary() { print(line) }
             throw ExitCode(1)
+        }
+        if !signalled, plan.videos.contains(where: { $0.fec != nil }) {
+            // Receivers decide a stream's last FEC window only at their repair timeout (200 ms by
+            // default; its last source may be merely late until then), and a deletion retires the
+            // channel: let that timeout pass first.
+            signalled = clock.wait(until: clock.now + SendPlan.fecDrainNanoseconds)
         }
         session.sendDeletions(now: clock.now)
         if signalled { print("stopped on signal; SAP deletions sent") }

@@ -3,7 +3,7 @@ import GrandstandCore
 
 /// `grandstand replay`: a capture file through the same `IngestPipeline` as live, as fast as the
 /// CPU allows, with time taken from the capture timestamps (`tick` whenever capture time crosses
-/// a whole second, and once at the end). Writes into the output directory:
+/// a 50 ms boundary — FEC windows close on their 200 ms timeout as they do live — and once at the end). Writes into the output directory:
 /// `channels.json`, `stats.json`, `events.jsonl`, `data/ID.jsonl`, `ts/ID.ts` (docs/ingest.md)
 /// and `hls/ID/` (VOD playlist and segments, docs/hls.md).
 /// Everything written depends only on the capture and the configuration.
@@ -41,10 +41,10 @@ struct Replay {
         var actions: [IngestAction] = []   // likewise reused
         while let packet = try capture.next(into: &frame) {
             let time = packet.timestampNanoseconds
-            // The first packet, then every whole second of capture time: retire, close windows.
+            // The first packet, then every 50 ms of capture time: retire, close FEC windows.
             if nextTick.map({ time >= $0 }) ?? true {
                 try output.handle(pipeline.tick(nowNanoseconds: time), at: time)
-                nextTick = Self.nextSecond(after: time)
+                nextTick = Self.nextBoundary(after: time, step: Self.tickNanoseconds)
             }
             summary.frames += 1
             summary.bytes += frame.count
@@ -62,11 +62,14 @@ struct Replay {
     }
 
     /// The first whole second of capture time after `time`.
-    static func nextSecond(after time: Int64) -> Int64 {
-        let billion: Int64 = 1_000_000_000
-        var seconds = time / billion
-        if time % billion < 0 { seconds -= 1 }
-        return (seconds + 1) * billion
+    /// Capture time between ticks (docs/fec.md asks for 10–50 ms).
+    static let tickNanoseconds: Int64 = 50_000_000
+
+    /// The first multiple of `step` after `time`.
+    static func nextBoundary(after time: Int64, step: Int64) -> Int64 {
+        var steps = time / step
+        if time % step < 0 { steps -= 1 }
+        return (steps + 1) * step
     }
 }
 

@@ -6,13 +6,14 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import ErasureCoding
 import GrandstandCore
 import Multicast
 
 /// What `grandstand send` will do, resolved from its options: files read and analysed, the
 /// origin address found, channel descriptions and loss models made. No packets yet.
 struct SendPlan {
-    var videos: [(spec: SendSpec.Video, stream: PacedTransportStream)] = []
+    var videos: [(spec: SendSpec.Video, stream: PacedTransportStream, fec: StreamerFEC?)] = []
     var datas: [(spec: SendSpec.Data, messages: DataChannelSource.Messages)] = []
     var descriptions: [ChannelDescription] = []
     var flows: [String] = []
@@ -21,6 +22,8 @@ struct SendPlan {
     let sapDestination: Endpoint
     let options: MulticastSender.Options
     let loss: LossModel.Rule?
+    /// Loss for the FEC repair flows (`--drop-repair`), nil: repairs are never dropped.
+    let repairLoss: LossModel.Rule?
 
     init(_ command: SendCommand) throws {
         self.command = command
@@ -53,6 +56,14 @@ struct SendPlan {
         } else {
             loss = nil
         }
+        if let pattern = command.dropRepair {
+            switch LossModel.parsePattern(pattern) {
+            case .success(let rule): repairLoss = rule
+            case .failure(let error): throw SendSpec.Failure("--drop-repair: \(error)")
+            }
+        } else {
+            repairLoss = nil
+        }
         let license = command.noLicense ? nil : try SendSpec.license(command.license)
         let version = UInt64(max(0, SendClock.read(CLOCK_REALTIME) / 1_000_000_000))
         var names = Set<String>()
@@ -61,16 +72,23 @@ struct SendPlan {
             guard names.insert(slug).inserted else { throw SendSpec.Failure("two channels named \"\(name)\" (\(slug))") }
             return slug
         }
-        var videoSpecs = command.video, dataSpecs = command.data
+        var videoSpecs = command.video.map { (spec: $0, fec: command.fec) }, dataSpecs = command.data
         if let path = command.config {
             guard let bytes = FileManager.default.contents(atPath: path) else { throw SendSpec.Failure("--config: cannot read \(path)") }
             let directory = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
             let specs = try SendConfigFile.specs(Array(bytes), directory: directory.isEmpty ? "/" : directory)
-            videoSpecs += specs.video
+            videoSpecs += specs.video.map { (spec: $0.spec, fec: $0.fec ?? command.fec) }
             dataSpecs += specs.data
         }
-        for text in videoSpecs {
+        for (text, fecText) in videoSpecs {
             let spec = try SendSpec.video(text)
+            var fec: StreamerFEC? = nil
+            if let fecText, fecText != "none" {
+                switch StreamerFEC.parse(fecText, mediaPort: spec.destination.port) {
+                case .success(let parsed): fec = parsed
+                case .failure(let error): throw SendSpec.Failure("--video \(spec.name): \(error)")
+                }
+            }
             guard let bytes = FileManager.default.contents(atPath: spec.file) else {
                 throw SendSpec.Failure("--video \(spec.name): cannot read \(spec.file)")
             }
@@ -80,13 +98,13 @@ struct SendPlan {
             } catch {
                 throw SendSpec.Failure("--video \(spec.name): \(spec.file): \(error)")
             }
-            videos.append((spec, stream))
+            videos.append((spec, stream, fec))
             flows.append(try uniqueFlow(spec.name))
             let kbps = Int(Int64(stream.bytes.count) * 8 * 1_000_000 / max(stream.durationNanoseconds, 1))
             descriptions.append(ChannelDescription(
                 name: spec.name, information: "MPEG-TS from \(spec.file.split(separator: "/").last.map(String.init) ?? spec.file)", media: .video,
                 destination: spec.destination, ttl: command.ttl, bandwidthKbps: kbps, license: license, origin: origin,
-                sessionVersion: version))
+                sessionVersion: version, extraAttributes: fec.map { [$0.attribute] } ?? []))
         }
         for text in dataSpecs {
             let spec = try SendSpec.data(text)
@@ -108,6 +126,9 @@ struct SendPlan {
         }
     }
 
+    /// Time between the last media/repair datagram and the SAP deletions when a channel sends FEC.
+    static let fecDrainNanoseconds: Int64 = 500_000_000
+
     /// Passes over each file: nil loops forever.
     var passes: Int? { command.loop ? nil : (command.count ?? 1) }
 
@@ -121,20 +142,28 @@ struct SendPlan {
         // Media starts one announcement round later, so receivers know the channels first.
         let mediaStart = start + min(Int64(command.sapInterval * 1e9), 500_000_000)
         var index = 0
-        for (spec, stream) in videos {
+        var repairFlows: [String] = []
+        for (spec, stream, fec) in videos {
             let flow = flows[index]
-            channels.append(.init(description: descriptions[index], flow: flow))
+            channels.append(.init(description: descriptions[index], flow: flow, fec: fec))
             if !command.announceOnly {
-                session.scheduler.add(RTPTransportStreamSource(
+                let media = RTPTransportStreamSource(
                     flow: flow, destination: spec.destination, stream: stream,
-                    identity: RTPIdentity(name: flow, seed: command.seed), startNanoseconds: mediaStart, passes: passes))
+                    identity: RTPIdentity(name: flow, seed: command.seed), startNanoseconds: mediaStart, passes: passes)
+                if let fec {
+                    session.scheduler.add(FECStreamerSource(wrapping: media, flow: flow, fec: fec, math: ISALReedSolomonMath(),
+                                                            seed: command.seed))
+                    repairFlows += fec.repairFlows(flow)
+                } else {
+                    session.scheduler.add(media)
+                }
             }
             index += 1
         }
         let interval = Int64(command.dataInterval * 1e9)
         for (spec, messages) in datas {
             let flow = flows[index]
-            channels.append(.init(description: descriptions[index], flow: flow))
+            channels.append(.init(description: descriptions[index], flow: flow, fec: nil))
             var limit: Int? = nil
             if case .list(let list) = messages, let passes { limit = list.count * passes }
             if case .counter = messages, !command.loop {
@@ -154,6 +183,11 @@ struct SendPlan {
         if let loss {
             for flow in flows { session.scheduler.setLoss(LossModel.forFlow(loss, seed: command.seed, flow: flow), flow: flow) }
         }
+        if let repairLoss {
+            for flow in repairFlows {
+                session.scheduler.setLoss(LossModel.forFlow(repairLoss, seed: command.seed, flow: flow), flow: flow)
+            }
+        }
         session.channels = channels
         return session
     }
@@ -162,9 +196,10 @@ struct SendPlan {
     var banner: [String] {
         var lines = ["sending from \(origin)\(command.interface.map { " on \($0)" } ?? ""); SAP to \(sapDestination) every \(command.sapInterval) s"
                      + (command.compress ? " (compressed)" : "")]
-        for (description, flow) in zip(descriptions, flows) {
+        for (index, (description, flow)) in zip(descriptions, flows).enumerated() {
             lines.append("  \(flow): \"\(description.name)\" → \(description.destination)"
-                         + (description.bandwidthKbps.map { " (\($0) kbit/s)" } ?? ""))
+                         + (description.bandwidthKbps.map { " (\($0) kbit/s)" } ?? "")
+                         + (index < videos.count ? videos[index].fec.map { ", FEC \($0.summary)" } ?? "" : ""))
         }
         let passText = passes.map { "\($0) pass\($0 == 1 ? "" : "es")" } ?? "looping"
         var lossText = ""
@@ -174,6 +209,7 @@ struct SendPlan {
         case .indices?: lossText = ", dropping packets \(command.dropPattern ?? "") of each channel"
         case nil: break
         }
+        if let pattern = command.dropRepair { lossText += ", dropping repair packets \(pattern) of each repair flow" }
         lines.append(command.announceOnly ? "announce only" : passText + lossText)
         return lines
     }

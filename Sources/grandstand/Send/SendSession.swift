@@ -10,6 +10,8 @@ final class SendSession {
     struct Channel {
         var description: ChannelDescription
         var flow: String
+        /// The channel's FEC (video channels with `--fec`), whose repair flows get summary lines.
+        var fec: StreamerFEC?
     }
 
     struct FlowTally {
@@ -107,6 +109,13 @@ final class SendSession {
                 + "\(tally.sent) packets sent (\(SendSession.megabytes(tally.bytes))), \(dropped) dropped"
             if tally.errors > 0 { line += ", \(tally.errors) send errors" }
             lines.append(line)
+            guard let fec = channel.fec else { continue }
+            for (repairFlow, port) in zip(fec.repairFlows(channel.flow), fec.repairPorts(mediaPort: channel.description.destination.port)) {
+                let repair = tallies[repairFlow] ?? FlowTally()
+                let repairDropped = scheduler.counters[repairFlow]?.dropped ?? 0
+                lines.append("\(repairFlow): FEC repair port \(port): \(repair.sent) packets sent (\(SendSession.megabytes(repair.bytes))), "
+                             + "\(repairDropped) dropped")
+            }
         }
         let sap = tallies[announcer.flow] ?? FlowTally()
         lines.append("sap: \(announcer.destination): \(sap.sent) packets sent (announcements and deletions)")

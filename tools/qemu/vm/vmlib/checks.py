@@ -236,7 +236,7 @@ def reload(ctx):
 
 # Lines the daemon holds (0-2 on qemu-virt) double as the "busy line" for the EBUSY test; the
 # free lines 4-6 carry the request/set/get round trips. Line 3 is the power key: never touched.
-KERNEL_SUITE = ("LiveCaptureTests|GPIO|WiFi|MulticastLoopbackTests|SendEndToEndTests|LiveIngestEndToEndTests", {
+KERNEL_SUITE = ("LiveCaptureTests|GPIO|WiFi|MulticastLoopbackTests|SendEndToEndTests|LiveIngestEndToEndTests|SendFECEndToEndTests", {
     "GPIO_TEST_CHIP": "/dev/gpiochip0", "GPIO_TEST_LINES": "4,5,6", "GPIO_TEST_BUSY_LINE": "0",
     "GRANDSTAND_FIXTURES": "/opt/grandstand-tests/repo/Tests/Fixtures"})
 
