@@ -15,7 +15,7 @@ import TestSupport
     @Test func demoServesLiveChannelsToRealClients() throws {
         guard TestEnvironment.isRoot, !TestEnvironment.isQEMUUser else {
             // SendProcess runs the binary through the qemu-user runner when the suite runs under it.
-            let demo = try SendProcess(namespace: nil, arguments: ["demo", "--sample", SendEndToEndTests.sample, "--duration", "2",
+            let demo = try SendProcess.start(namespace: nil, arguments: ["demo", "--sample", SendEndToEndTests.sample, "--duration", "2",
                                                                    "--fan", "127.0.0.1:0", "--management", "127.0.0.1:0"])
             let output = demo.finish()
             if TestEnvironment.isQEMUUser {
