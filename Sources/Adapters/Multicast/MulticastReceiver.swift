@@ -21,11 +21,8 @@ public final class MulticastReceiver {
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         let any: IPAddress = ipv6 ? .v6(0, 0) : .v4(0)
         let status = SocketAddress.withSockaddr(Endpoint(address: any, port: port)) { bind(fd, $0, $1) }
-        guard status == 0 else {
-            let error = MulticastError.errno("bind(port \(port))")
-            close(fd)
-            throw error
-        }
+        // Fully initialized here: a throw runs deinit, which closes the socket (once).
+        guard status == 0 else { throw MulticastError.errno("bind(port \(port))") }
     }
 
     deinit { close(descriptor) }

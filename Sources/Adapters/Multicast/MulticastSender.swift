@@ -34,12 +34,9 @@ public final class MulticastSender {
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw MulticastError.errno("socket(\(ipv6 ? "AF_INET6" : "AF_INET"), SOCK_DGRAM)") }
         descriptor = fd
-        do {
-            try configure()
-        } catch {
-            close(fd)
-            throw error
-        }
+        // Fully initialized from here: if configure() throws, deinit closes the socket. Closing it
+        // here too was a double close that could hit another thread's descriptor.
+        try configure()
     }
 
     deinit { close(descriptor) }
