@@ -130,9 +130,12 @@ def main(fixtures, root):
             out.put("config", data[:16_000])
         elif name.endswith(".ts"):
             packets = data[:len(data) // 188 * 188]
+            # 48-packet pieces (small inputs fuzz faster): the start (PAT, PMT, first keyframe)
+            # in several feeding modes, then later pieces
             for mode, gap in ((0, 0), (0x80, 0), (3, 0), (1, 9)):
-                out.put("ts", bytes([mode, gap]) + packets[:24_064])
-            out.put("ts", bytes([2, 0]) + packets[24_064:48_128])
+                out.put("ts", bytes([mode, gap]) + packets[:9_024])
+            for start in range(9_024, len(packets), 9_024 * 3):
+                out.put("ts", bytes([2, 0]) + packets[start:start + 9_024])
             # hls script: 7-packet chunks at 25 fps-ish spacing (40 ms), a gap and a read-back
             script = bytearray([0x21])
             for n, start in enumerate(range(0, min(len(packets), 40_000), 1316)):
