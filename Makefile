@@ -7,10 +7,10 @@ SWIFT_BUILD_FLAGS ?=
 # Debian packages the host build and tests need (headers of every C library the package links,
 # plus the real peers the tests use).
 DEPS := pkg-config libpcap-dev libgpiod-dev gpiod libsystemd-dev systemd libavcodec-dev libavutil-dev \
-        libisal-dev libnl-genl-3-dev libmicrohttpd-dev curl ffmpeg tshark tcpdump iproute2
+        libisal-dev libnl-genl-3-dev libmicrohttpd-dev curl ffmpeg tshark tcpdump iproute2 chromium
 CHECK := test
 
-.PHONY: all deps stamp build test check clean
+.PHONY: all deps stamp build test check clean demo
 all: build
 
 -include cross/cross.mk
@@ -35,6 +35,14 @@ check: $(CHECK)
 
 clean:
 	rm -rf .build
+
+# The product in one command: an embedded streamer loops tools/samples/clean.ts as three channels
+# on loopback multicast, the gateway captures them on lo (root or CAP_NET_RAW) and serves them.
+# Extra options: make demo DEMO_ARGS="--fan 0.0.0.0:8080 --drop-rate 0.001".
+DEMO_ARGS ?=
+demo: deps stamp
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+	"$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/grandstand" demo $(DEMO_ARGS)
 
 # Version and commit compiled into the binary (`grandstand version`).
 stamp:

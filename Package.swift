@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "MediaCodec", dependencies: ["CGSAVCodec", "GrandstandCore"], path: "Sources/Adapters/MediaCodec"),
         // Implements the core's ReedSolomonMath (FEC protection windows) with ISA-L.
         .target(name: "ErasureCoding", dependencies: ["CGSISAL", "GrandstandCore"], path: "Sources/Adapters/ErasureCoding"),
-        .target(name: "WiFi", dependencies: ["CGSNetlink"], path: "Sources/Adapters/WiFi"),
+        .target(name: "WiFi", dependencies: ["CGSNetlink", "GrandstandCore"], path: "Sources/Adapters/WiFi"),
         .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
         .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem"], path: "Sources/Adapters/HTTPServer"),
         // UDP multicast sending (and a joined receiver for tests): Glibc sockets only.
@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "MediaCodecTests", dependencies: ["MediaCodec", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "ErasureCodingTests", dependencies: ["ErasureCoding", "GrandstandCore", "TestSupport"]),
-        .testTarget(name: "WiFiTests", dependencies: ["WiFi"]),
+        .testTarget(name: "WiFiTests", dependencies: ["WiFi", "GrandstandCore"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "MulticastTests", dependencies: ["Multicast", "GrandstandCore", "TestSupport"]),

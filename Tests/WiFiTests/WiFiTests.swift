@@ -1,6 +1,7 @@
 import CGSNetlink
 import Foundation
 import Testing
+import GrandstandCore
 @testable import WiFi
 
 /// Generic netlink itself: works on every Linux kernel (not under qemu-user, see `openSocket`).
@@ -90,20 +91,6 @@ import Testing
         if let bssid = WiFiTestEnvironment.bssid {
             #expect(station.mac == bssid)
         }
-    }
-}
-
-@Suite struct MACAddressTests {
-    @Test(arguments: ["02:00:00:00:01:00", "02-00-00-00-01-00", "02:00:00:00:01:00".uppercased()])
-    func parsesAndPrintsLikeIw(_ text: String) throws {
-        let mac = try #require(MACAddress(text))
-        #expect(mac.bytes == [0x02, 0, 0, 0, 0x01, 0])
-        #expect(mac.description == "02:00:00:00:01:00")
-    }
-
-    @Test(arguments: ["", "02:00:00:00:01", "02:00:00:00:01:00:00", "0g:00:00:00:01:00", "2:0:0:0:1:0"])
-    func rejectsMalformed(_ text: String) {
-        #expect(MACAddress(text) == nil)
     }
 }
 

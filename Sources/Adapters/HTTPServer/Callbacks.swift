@@ -14,6 +14,8 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
         return .YES
     }
     let pending = Unmanaged<PendingRequest>.fromOpaque(state).takeUnretainedValue()
+    // Resumed after a deferred answer: send what the responder delivered.
+    if let ready = pending.takeDeferredResponse() { return queue(ready, on: connection) }
     if uploadSize.pointee > 0 {
         if let uploadData, pending.body.count + uploadSize.pointee <= context.maxBodyBytes {
             uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
@@ -36,7 +38,12 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
             headers: connectionValues(connection, .HEADER_KIND, lowercased: true),
             body: pending.body,
             client: gs_mhd_client_address(connection).flatMap(SocketAddress.describe))
-        response = context.handler(request)
+        let responder = HTTPResponder(pending: pending, connection: connection)
+        guard let immediate = context.handler(request, responder) else {
+            // The handler answers later (blocking playlist reload): suspend until it does.
+            return pending.suspendUnlessAnswered(connection) ?? .YES
+        }
+        response = immediate
     }
     return queue(response, on: connection)
 }
@@ -44,11 +51,18 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
 /// MHD_RequestCompletedCallback: releases the PendingRequest stored in the request slot.
 let requestCompleted: MHD_RequestCompletedCallback = { _, _, slot, _ in
     guard let slot, let state = slot.pointee else { return }
-    Unmanaged<PendingRequest>.fromOpaque(state).release()
+    let pending = Unmanaged<PendingRequest>.fromOpaque(state)
+    // A responder that fires after this must not touch the closed connection.
+    pending.takeUnretainedValue().lock.withLock { pending.takeUnretainedValue().answered = true }
+    pending.release()
     slot.pointee = nil
 }
 
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    queueResponse(response, on: connection)
+}
+
+func queueResponse(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
     let made = response.body.withUnsafeBytes { gs_mhd_response_copying($0.baseAddress, $0.count) }
     guard let made else { return .NO }
     defer { MHD_destroy_response(made) }

@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// An HTTP/1.1 listener on libmicrohttpd (epoll, internal polling thread). Handlers run on the
-/// listener's thread and must not block; the server owns the MHD daemon and stops it on deinit.
+/// listener's thread and must not block (a deferring handler answers later instead: the
+/// connection is suspended until it does); the server owns the MHD daemon and stops it on deinit.
 public final class HTTPServer: @unchecked Sendable {
     // @unchecked: `daemon` is written once in init and cleared in stop(), which callers
     // serialise (the owner stops the server once); MHD itself is thread-safe.
@@ -28,13 +29,20 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    /// Returns the answer, or nil to answer later through the responder (the connection is
+    /// suspended meanwhile; the handler must make sure `respond` is eventually called).
+    public typealias DeferringHandler = @Sendable (HTTPRequest, HTTPResponder) -> HTTPResponse?
 
     /// The bound port: the configured one, or the kernel's pick when configured as 0.
     public let port: UInt16
     private var daemon: OpaquePointer?
     private let context: Unmanaged<ServerContext>
 
-    public init(_ configuration: Configuration, handler: @escaping Handler) throws(HTTPServerError) {
+    public convenience init(_ configuration: Configuration, handler: @escaping Handler) throws(HTTPServerError) {
+        try self.init(configuration, deferring: { request, _ in handler(request) })
+    }
+
+    public init(_ configuration: Configuration, deferring handler: @escaping DeferringHandler) throws(HTTPServerError) {
         var address = try SocketAddress(host: configuration.host, port: configuration.port)
         var limits = gs_mhd_limits(
             connection_limit: configuration.connectionLimit,
@@ -63,6 +71,8 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Closes the listening socket and every connection, waiting for the polling thread.
+    /// Owners of deferred requests must answer them first (a suspended connection keeps
+    /// libmicrohttpd from stopping cleanly).
     public func stop() {
         guard let daemon else { return }
         self.daemon = nil
@@ -75,10 +85,10 @@ public final class HTTPServer: @unchecked Sendable {
 
 /// What the C callbacks reach through their `cls` pointer.
 final class ServerContext {
-    let handler: HTTPServer.Handler
+    let handler: HTTPServer.DeferringHandler
     let maxBodyBytes: Int
 
-    init(handler: @escaping HTTPServer.Handler, maxBodyBytes: Int) {
+    init(handler: @escaping HTTPServer.DeferringHandler, maxBodyBytes: Int) {
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
     }
@@ -88,6 +98,11 @@ final class ServerContext {
 final class PendingRequest {
     var body: [UInt8] = []
     var bodyTooLarge = false
+    // Deferred answers (Deferred.swift), under `lock`: the responder may run on any thread.
+    let lock = AdapterLock()
+    var answered = false
+    var suspended = false
+    var deferredResponse: HTTPResponse?
 }
 
 extension HTTPServer {

@@ -38,6 +38,11 @@ public enum MediaCodecLibrary {
     /// libavutil's run-time version (57.x for FFmpeg 5.1, 59.x for 7.1).
     public static var avutilVersion: LibraryVersion { LibraryVersion(packed: avutil_version()) }
 
+    /// Silences FFmpeg's own stderr logging below errors that matter (AV_LOG_FATAL). The daemon
+    /// parses and decodes damaged live input on purpose and counts the failures itself; the
+    /// library's per-packet warnings (e.g. "non-existing PPS") would otherwise flood the journal.
+    public static func quietLogging() { av_log_set_level(AV_LOG_FATAL) }
+
     /// One line for `grandstand version`.
     public static var versionSummary: String {
         "FFmpeg \(ffmpegVersion) (libavcodec \(avcodecVersion), libavutil \(avutilVersion))"

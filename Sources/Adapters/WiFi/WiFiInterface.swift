@@ -1,6 +1,7 @@
 import CGSNetlink
 #if canImport(Glibc)
 import Glibc
+import GrandstandCore
 #endif
 
 /// The nl80211 interface type (enum nl80211_iftype).

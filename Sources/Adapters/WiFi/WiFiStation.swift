@@ -1,4 +1,5 @@
 import CGSNetlink
+import GrandstandCore
 
 /// One peer of an interface as NL80211_CMD_GET_STATION reports it. On a client (managed)
 /// interface the single station is the access point, so `mac` is the BSSID.

@@ -101,13 +101,3 @@ extension GatewayConfig {
         return address
     }
 }
-
-/// IEEE 802 MAC addresses as written in configs: six hex octets separated by ':' or '-'.
-public enum MACAddress {
-    /// The lowercase colon form (`02:00:00:00:01:00`), or nil if `text` is not a MAC address.
-    public static func normalized(_ text: String) -> String? {
-        let octets = text.split(omittingEmptySubsequences: false) { $0 == ":" || $0 == "-" }
-        guard octets.count == 6, octets.allSatisfy({ $0.count == 2 && UInt8($0, radix: 16) != nil }) else { return nil }
-        return octets.map { $0.lowercased() }.joined(separator: ":")
-    }
-}

@@ -23,6 +23,8 @@ public struct ReedSolomonWindowDecoder: Sendable {
     public let configuration: FECDecoderConfiguration
     private let math: any ReedSolomonMath
     private var buffer: FECSourceBuffer
+    /// The k symbols of the window being rebuilt, reused from window to window.
+    private var scratch: [UInt8] = []
     private var windows: [UInt32: Window] = [:]
     private var closedIDs: Set<UInt32> = []
     private var closedOrder: [UInt32] = []
@@ -227,7 +229,12 @@ public struct ReedSolomonWindowDecoder: Sendable {
         }
         var indices: [Int] = []
         indices.reserveCapacity(k)
-        var symbols = [UInt8](repeating: 0, count: k * size)
+        // The flat buffer is kept between windows (no allocation or memset per window): each
+        // slot's zero padding is written as the slot is filled.
+        var symbols = scratch
+        scratch = []
+        defer { scratch = symbols }
+        if symbols.count < k * size { symbols = [UInt8](repeating: 0, count: k * size) }
         var oversized = false
         symbols.withUnsafeMutableBufferPointer { flat in
             var slot = 0
@@ -244,6 +251,7 @@ public struct ReedSolomonWindowDecoder: Sendable {
                     UnsafeMutableBufferPointer(rebasing: flat[(slot * size + 2)..<(slot * size + 2 + bytes.count)])
                         .update(fromContentsOf: source)
                 }
+                UnsafeMutableBufferPointer(rebasing: flat[(slot * size + 2 + bytes.count)..<((slot + 1) * size)]).update(repeating: 0)
                 indices.append(index)
                 slot += 1
             }
@@ -261,10 +269,10 @@ public struct ReedSolomonWindowDecoder: Sendable {
         }
         var rebuilt = [UInt8](repeating: 0, count: missing.count * size)
         do {
-            try symbols.withUnsafeBufferPointer { input in
+            try symbols.withUnsafeBufferPointer { all in
                 try rebuilt.withUnsafeMutableBufferPointer { output in
                     try math.reconstruct(sourceCount: k, repairCount: window.m, symbolLength: size, indices: indices,
-                                         symbols: input, output: output)
+                                         symbols: UnsafeBufferPointer(rebasing: all[0..<(k * size)]), output: output)
                 }
             }
         } catch {

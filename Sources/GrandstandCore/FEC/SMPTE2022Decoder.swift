@@ -5,8 +5,11 @@
 ///
 /// Matrices are aligned on the sender's: row FEC fixes the phase modulo L, and the first column
 /// FEC (SNBase = matrix start + column) the rest; with column FEC only, the first column FEC seen
-/// is taken as column 0. Matrices that began before the first media packet, and the unfinished
-/// matrix at the end of input, are not counted.
+/// is taken as column 0. A stream with row FEC only (1D row, e.g. GStreamer with column FEC off)
+/// is recognised when no column FEC came within `rowOnlyHorizon` packets of the first row FEC:
+/// its matrices start at that row (L×D when D is announced, else each row is a window).
+/// Matrices that began before the first media packet, and the unfinished matrix at the end of
+/// input, are not counted.
 public struct SMPTE2022Decoder: Sendable {
     public struct Configuration: Sendable, Equatable {
         public var limits: FECDecoderConfiguration
@@ -57,6 +60,8 @@ public struct SMPTE2022Decoder: Sendable {
     private var anchor: Int64? = nil
     private var rowPhase: Int64? = nil
     private var rowsSeen = false
+    /// No column FEC: only row groups protect the matrices.
+    private var rowOnly = false
     private var firstSource: Int64? = nil
     private var firstMatrix: Int64 = 0
     private var matrices: [Int64: Matrix] = [:]
@@ -140,7 +145,14 @@ public struct SMPTE2022Decoder: Sendable {
             guard !fec.isRow, let columns else {
                 if pending.count < Self.maxPending { pending.append((ext, fec)) } else { stats.repairPacketsLate += 1 }
                 stats.repairPackets += 1
-                return release(now: now)
+                // Row FEC far past the first one and still no column FEC: a row-only stream.
+                guard fec.isRow, let columns, let first = rowPhase, ext - first >= rowOnlyHorizon(columns: columns) else {
+                    return release(now: now)
+                }
+                rowOnly = true
+                if rows == nil { rows = 1 }
+                anchor = first
+                return anchorFound(now: now) + release(now: now)
             }
             let phase = rowPhase.map { floorMod(ext - $0, Int64(columns)) } ?? 0
             anchor = ext - phase
@@ -251,7 +263,16 @@ public struct SMPTE2022Decoder: Sendable {
 
     private func warns() -> Bool {
         guard let columns, let rows else { return false }
-        return columns * rows + columns + (rowsSeen ? rows : 0) > configuration.limits.recommendedMaxSymbols
+        return columns * rows + repairCount(columns: columns, rows: rows) > configuration.limits.recommendedMaxSymbols
+    }
+
+    /// FEC packets per matrix: a column FEC per column (unless row-only), a row FEC per row if sent.
+    private func repairCount(columns: Int, rows: Int) -> Int { (rowOnly ? 0 : columns) + (rowsSeen ? rows : 0) }
+
+    /// Media packets after the first row FEC within which a column FEC must show (two of the
+    /// largest matrices: a matrix's column FEC follows it) before the stream counts as row-only.
+    private func rowOnlyHorizon(columns: Int) -> Int64 {
+        2 * Int64(rows.map { columns * $0 } ?? configuration.maxMatrixPackets)
     }
 
     /// Recovers what the matrix's FEC allows (iterating), then closes it when complete, when
@@ -282,7 +303,7 @@ public struct SMPTE2022Decoder: Sendable {
         }
         matrices[n] = matrix
         let missing = (0..<span).filter { !buffer.contains(matrix.base + $0) }.count
-        let allFEC = matrix.columnFEC >= columns && (!rowsSeen || matrix.rowFEC >= rows)
+        let allFEC = (rowOnly || matrix.columnFEC >= columns) && (!rowsSeen || matrix.rowFEC >= rows)
         let ended = matrix.endSeenAt != nil || (buffer.started && buffer.highest >= matrix.base + span - 1)
         if missing == 0 && ended {
             return close(n, failed: matrix.tooLate, now: now)
@@ -299,7 +320,7 @@ public struct SMPTE2022Decoder: Sendable {
         if failed { for ext in missing where ext >= buffer.next { buffer.abandoned.insert(ext) } }
         let lost = matrix.recovered + missing.count
         let result: FECWindowResult = failed ? .failed : (lost == 0 ? .noLoss : .recovered)
-        let report = FECWindowReport(windowID: n, sourceCount: Int(span), repairCount: columns + (rowsSeen ? rows : 0),
+        let report = FECWindowReport(windowID: n, sourceCount: Int(span), repairCount: repairCount(columns: columns, rows: rows),
                                      firstSequence: UInt16(truncatingIfNeeded: matrix.base), lostSources: lost,
                                      recoveredSources: failed ? 0 : matrix.recovered, result: result, warning: warns(),
                                      timestampNanoseconds: now)
@@ -397,6 +418,10 @@ public struct SMPTE2022Decoder: Sendable {
         pending = []
         anchor = nil
         rowPhase = nil
+        if rowOnly {
+            rowOnly = false
+            rows = configuration.rows
+        }
         firstSource = nil
         ssrc = nil
         return actions

@@ -21,7 +21,7 @@ struct RunCommand: ParsableCommand {
         let notifier = Notifier()
         let (gatewayConfig, board) = try Self.load(configPath: config, events: events)
 
-        let daemon = Daemon(config: gatewayConfig, board: board, events: events)
+        let daemon = Daemon(config: gatewayConfig, board: board, events: events, ingest: Daemon.productIngest(gatewayConfig))
         do {
             try daemon.start()
         } catch {
@@ -53,8 +53,9 @@ struct RunCommand: ParsableCommand {
             case nil:
                 break
             }
-            // The loop itself is the liveness proof for now; the pipeline's progress joins it later.
-            if watchdogMilliseconds != nil { _ = try? notifier.notify(.watchdog) }
+            // Kick the watchdog only while the capture loop proves alive: a wedged capture thread
+            // lets systemd restart the service.
+            if watchdogMilliseconds != nil, daemon.isAlive() { _ = try? notifier.notify(.watchdog) }
         }
     }
 

@@ -26,6 +26,8 @@ final class LiveIngest: @unchecked Sendable {
     private let lock = Mutex()
     private var published = IngestSnapshot.empty
     private var stopping = false
+    /// CLOCK_MONOTONIC time of the loop's last iteration: the watchdog's liveness proof.
+    private var heartbeat: Int64 = 0
     private let wakeup: CaptureWakeup
     private var worker: Worker?
 
@@ -56,11 +58,20 @@ final class LiveIngest: @unchecked Sendable {
 
     private var isStopping: Bool { lock.withLock { stopping } }
 
+    /// Whether the capture loop went round within `nanoseconds` (it does at least every tick,
+    /// with or without traffic, also while the interface is missing). False before it starts.
+    func isAlive(within nanoseconds: Int64) -> Bool {
+        let last = lock.withLock { heartbeat }
+        return last > 0 && monotonicNanoseconds() - last <= nanoseconds
+    }
+
     // MARK: The loop (capture thread only below this line)
 
     private func run() {
         let state = LoopState(settings: settings)
-        while !isStopping {
+        while true {
+            let beat = monotonicNanoseconds()
+            if lock.withLock({ heartbeat = beat; return stopping }) { break }
             let now = realtimeNanoseconds()
             if !state.capture.isOpen, now >= state.nextOpenAttempt { open(state, now: now) }
             do {

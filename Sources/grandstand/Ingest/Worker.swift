@@ -42,3 +42,10 @@ func realtimeNanoseconds() -> Int64 {
     clock_gettime(CLOCK_REALTIME, &now)
     return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
 }
+
+/// Monotonic time in nanoseconds (CLOCK_MONOTONIC): for liveness and elapsed times.
+func monotonicNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+}

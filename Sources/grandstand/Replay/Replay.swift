@@ -4,7 +4,8 @@ import GrandstandCore
 /// `grandstand replay`: a capture file through the same `IngestPipeline` as live, as fast as the
 /// CPU allows, with time taken from the capture timestamps (`tick` whenever capture time crosses
 /// a 50 ms boundary — FEC windows close on their 200 ms timeout as they do live — and once at the end). Writes into the output directory:
-/// `channels.json`, `stats.json`, `events.jsonl`, `data/ID.jsonl`, `ts/ID.ts` (docs/ingest.md).
+/// `channels.json`, `stats.json`, `events.jsonl`, `data/ID.jsonl`, `ts/ID.ts` (docs/ingest.md)
+/// and `hls/ID/` (VOD playlist and segments, docs/hls.md).
 /// Everything written depends only on the capture and the configuration.
 struct Replay {
     struct Summary {
@@ -81,6 +82,7 @@ final class ReplayOutput {
     private var transportStreams: [(id: String, file: OutputFile)] = []
     private var dataMessages: [String: OutputFile] = [:]
     private let events: OutputFile
+    private let hls: ReplayHLSOutput
 
     init(directory: String) throws(ReplayError) {
         self.directory = directory
@@ -88,6 +90,7 @@ final class ReplayOutput {
         try OutputFile.makeDirectory(directory + "/ts")
         try OutputFile.makeDirectory(directory + "/data")
         events = try OutputFile(path: directory + "/events.jsonl")
+        hls = ReplayHLSOutput(directory: directory)
     }
 
     /// Writes what `actions` carry; `time` is the capture time they happened at.
@@ -96,9 +99,11 @@ final class ReplayOutput {
             switch action {
             case .channelsChanged(let changes):
                 for change in changes { try record(change, at: time) }
-            case .transportStream(let id, let packets, _):
+            case .transportStream(let id, let packets, let time):
                 try transportStreams.first(where: { $0.id == id })?.file.write(packets)
+                hls.ingest(id, packets, at: time)
             case .gap(let id, let lost, let time):
+                hls.gap(id, lostPackets: lost, at: time)
                 try events.write(Self.line([("event", .string("gap")), ("id", .string(id)), ("lostPackets", .number(Double(lost)))],
                                            time: time))
             case .dataMessage(let id, let payload, let time):
@@ -113,6 +118,7 @@ final class ReplayOutput {
             switch channel.kind {
             case .video where !transportStreams.contains(where: { $0.id == channel.id }):
                 transportStreams.append((channel.id, try OutputFile(path: "\(directory)/ts/\(channel.id).ts")))
+                hls.add(channel.id)
             case .data where dataMessages[channel.id] == nil:
                 dataMessages[channel.id] = try OutputFile(path: "\(directory)/data/\(channel.id).jsonl")
             default:
@@ -155,6 +161,7 @@ final class ReplayOutput {
         for (_, file) in transportStreams { try file.close() }
         for file in dataMessages.values { try file.close() }
         try events.close()
+        try hls.finish()
         let channelsFile = try OutputFile(path: directory + "/channels.json")
         try channelsFile.write(JSONValue.array(channels.map(\.json)).encoded + "\n")
         try channelsFile.close()

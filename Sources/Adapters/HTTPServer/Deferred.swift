@@ -1,0 +1,72 @@
+import CGSMicroHTTPD
+import CGSMicroHTTPDSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Answers one request later, from any thread (e.g. a blocking playlist reload answered when the
+/// next part is published). The connection stays suspended (libmicrohttpd suspend/resume, no
+/// thread held) until `respond` is called; only the first call counts.
+public final class HTTPResponder: @unchecked Sendable {
+    // @unchecked: the connection pointer is only used under the PendingRequest's lock.
+    private let pending: PendingRequest
+    private let connection: OpaquePointer
+
+    init(pending: PendingRequest, connection: OpaquePointer) {
+        self.pending = pending
+        self.connection = connection
+    }
+
+    /// Delivers the answer and resumes the connection; later calls are ignored.
+    public func respond(_ response: HTTPResponse) {
+        pending.deliver(response, connection: connection)
+    }
+}
+
+extension PendingRequest {
+    /// Stores the answer; resumes the connection if it is already suspended.
+    func deliver(_ response: HTTPResponse, connection: OpaquePointer) {
+        lock.withLock {
+            guard !answered else { return }
+            answered = true
+            deferredResponse = response
+            if suspended {
+                suspended = false
+                MHD_resume_connection(connection)
+            }
+        }
+    }
+
+    /// Called right after the handler deferred: suspends unless the answer already arrived
+    /// (then queues it at once). Returns the result of queueing, or nil after suspending.
+    func suspendUnlessAnswered(_ connection: OpaquePointer) -> MHD_Result? {
+        let ready: HTTPResponse? = lock.withLock {
+            if answered { return takeDeferredResponseLocked() }
+            suspended = true
+            MHD_suspend_connection(connection)
+            return nil
+        }
+        guard let ready else { return nil }
+        return queueResponse(ready, on: connection)
+    }
+
+    func takeDeferredResponse() -> HTTPResponse? { lock.withLock { takeDeferredResponseLocked() } }
+
+    private func takeDeferredResponseLocked() -> HTTPResponse? {
+        defer { deferredResponse = nil }
+        return deferredResponse
+    }
+}
+
+/// A pthread mutex for the adapter's small shared states.
+final class AdapterLock: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body()
+    }
+}

@@ -1,0 +1,170 @@
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import GrandstandCore
+
+/// `grandstand demo`: the venue streamer and the gateway in one process. The embedded streamer
+/// (the `send` code) loops a sample file as several channels on loopback multicast, with
+/// Reed-Solomon FEC and a little induced loss (0.2 %); the gateway captures them on `lo` and serves the fan page, HLS and the
+/// management API. Prints the URLs; runs until Ctrl-C or --duration.
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo", abstract: "Stream sample channels on loopback and serve them (fan page + management API).")
+
+    @Option(help: "MPEG-TS sample to loop on every channel.")
+    var sample: String = "tools/samples/clean.ts"
+
+    @Option(help: "Number of video channels (1-6).")
+    var channels: Int = 3
+
+    @Option(help: "Fan listener address.")
+    var fan: String = "127.0.0.1:8080"
+
+    @Option(help: "Management listener address.")
+    var management: String = "127.0.0.1:8081"
+
+    @Option(help: "Management API token.")
+    var token: String = "demo"
+
+    @Option(help: "Interface the streamer sends on and the gateway captures on.")
+    var interface: String = "lo"
+
+    @Option(help: ArgumentHelp("Fraction of packets the streamer drops (induced loss, repaired by FEC).", valueName: "P"))
+    var dropRate: Double = 0.002
+
+    @Option(help: ArgumentHelp("FEC the streamer adds to every video channel (`send --fec`; \"none\" for none).", valueName: "SPEC"))
+    var fec: String = "reed-solomon"
+
+    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
+    var duration: Double?
+
+    static let names = ["Main Camera", "Goal Cam", "Sideline", "Skycam", "Bench", "Replay"]
+
+    func validate() throws {
+        guard (1...Self.names.count).contains(channels) else { throw ValidationError("--channels must be 1-\(Self.names.count)") }
+        guard ListenAddress(parsing: fan) != nil, ListenAddress(parsing: management) != nil else {
+            throw ValidationError("--fan and --management must be numeric HOST:PORT")
+        }
+        guard (0...1).contains(dropRate) else { throw ValidationError("--drop-rate must be within 0-1") }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be > 0") }
+    }
+
+    /// The `send` options of the embedded streamer.
+    var sendArguments: [String] {
+        var arguments = ["--interface", interface, "--loop", "--sap-interval", "1"]
+        for index in 0..<channels {
+            arguments += ["--video", "\(Self.names[index])=\(sample)@239.255.20.\(index + 1):\(5000 + 10 * index)"]
+        }
+        arguments += ["--data", "Scores@239.255.21.1:5100"]
+        if dropRate > 0 { arguments += ["--drop-rate", String(dropRate)] }
+        if fec != "none" { arguments += ["--fec", fec] }
+        return arguments
+    }
+
+    /// The gateway's configuration: the streamer's license, capture on the demo interface.
+    var gatewayConfig: String {
+        """
+        {"license":{"venueName":"Demo Stadium","contentOwner":"Grandstand","appDeveloper":"Grandstand"},
+         "network":{"interface":"\(interface)","wifiInterface":null},
+         "listeners":{"fan":"\(fan)","management":"\(management)"},
+         "management":{"token":"\(token)"},
+         "discovery":{"sapGroups":["239.255.255.255"]}}
+        """
+    }
+
+    func run() throws {
+        var signals = SignalLoop()
+        guard access(sample, R_OK) == 0 else {
+            printError("grandstand demo: cannot read the sample \(sample) (run from the repository, or give --sample)")
+            throw ExitCode(66)   // EX_NOINPUT
+        }
+        let config = try GatewayConfig.decode(Array(gatewayConfig.utf8))
+        let daemon = Daemon(config: config, board: nil, events: EventLog(stderrOnly: true), ingest: Daemon.productIngest(config))
+        do {
+            try daemon.start()
+        } catch {
+            printError("grandstand demo: \(error)")
+            throw ExitCode(1)
+        }
+        let streamer: DemoStreamer
+        do {
+            streamer = try DemoStreamer(arguments: sendArguments)
+        } catch {
+            daemon.stop()
+            printError("grandstand demo: streamer: \(error)")
+            throw ExitCode(1)
+        }
+        streamer.start()
+        guard let status = daemon.status else { throw ExitCode(1) }
+        print("""
+            Grandstand demo: \(channels) video channel(s) from \(sample) on \(interface) multicast, captured and served.
+              fan page:       http://\(status.fan)/
+              channel list:   http://\(status.fan)/channels.json
+              live playlist:  http://\(status.fan)/channels/\(ChannelSlug.make(Self.names[0]))/live.m3u8
+              management:     curl -H 'Authorization: Bearer \(token)' http://\(status.management)/api/v1/stats
+            Channels appear within a few seconds (first SAP announcement, first 2 s segment). Ctrl-C stops.
+            """)
+        fflush(nil)
+        let end = duration.map { monotonicNanoseconds() + Int64($0 * 1e9) }
+        while !streamer.signalled {
+            if signals.wait(milliseconds: 250) == .terminate { break }
+            if let end, monotonicNanoseconds() >= end { break }
+        }
+        streamer.stop()
+        daemon.stop()
+        print("demo stopped")
+    }
+}
+
+/// `grandstand send` on a worker thread, run in short slices so it can be stopped.
+final class DemoStreamer: @unchecked Sendable {
+    // @unchecked: `stopping`/`signalled` are only touched under `lock`; the session only on the worker.
+    private let session: SendSession
+    private let lock = Mutex()
+    private var stopping = false
+    private var gotSignal = false
+    private var worker: Worker?
+
+    init(arguments: [String]) throws {
+        let command = try SendCommand.parse(arguments)
+        let plan = try SendPlan(command)
+        let clock = SendClock()
+        session = plan.session(start: clock.now + 20_000_000)
+        try session.openSockets()
+    }
+
+    /// True when the streamer's thread took a SIGINT/SIGTERM (either thread may receive it).
+    var signalled: Bool { lock.withLock { gotSignal } }
+
+    func start() {
+        let worker = Worker { [self] in
+            var clock = SendClock()
+            while !lock.withLock({ stopping }) {
+                do {
+                    if try session.run(clock: &clock, stopAt: clock.now + 250_000_000, untilSignal: true) {
+                        lock.withLock { gotSignal = true }
+                        break
+                    }
+                } catch {
+                    printError("grandstand demo: streamer: \(error)")
+                    break
+                }
+            }
+            session.sendDeletions(now: clock.now)
+        }
+        self.worker = worker
+        worker.start()
+    }
+
+    func stop() {
+        lock.withLock { stopping = true }
+        worker?.join()
+        worker = nil
+    }
+}

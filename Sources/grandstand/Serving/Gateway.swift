@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import GrandstandCore
+import HTTPServer
+
+/// What the gateway serves, fed by the ingest sink on the capture thread: one `VideoChannel` per
+/// video channel (created when the channel is added, finished on removal and dropped after its
+/// window), a small ring of recent messages per data channel, and the channel list. A serving
+/// thread expires held requests and refreshes thumbnails off the capture thread.
+final class Gateway: @unchecked Sendable {
+    // @unchecked: `channels`, `video`, `data` are only touched under `lock`; each VideoChannel
+    // has its own lock.
+    struct DataMessage: Sendable {
+        var timestampNanoseconds: Int64
+        var payload: [UInt8]
+    }
+
+    struct Settings {
+        var segmenter = SegmenterConfiguration()
+        var window = WindowConfiguration()
+        /// How long a removed channel's playlists stay (its window), seconds.
+        var keepRemovedNanoseconds: Int64 = 30_000_000_000
+        var dataRingSize = 32
+        var thumbnailIntervalNanoseconds: Int64 = 3_000_000_000
+    }
+
+    let settings: Settings
+    private let lock = Mutex()
+    private var channelList: [Channel] = []
+    private var video: [String: VideoChannel] = [:]
+    private var data: [String: [DataMessage]] = [:]
+    private var stopping = false
+    private var worker: Worker?
+    private let thumbnails = Thumbnailer()
+
+    init(settings: Settings = Settings()) {
+        self.settings = settings
+    }
+
+    // MARK: Ingest sink (capture thread)
+
+    func handle(_ actions: [IngestAction]) {
+        for action in actions {
+            switch action {
+            case .channelsChanged(let changes):
+                apply(changes)
+            case .transportStream(let id, let packets, let time):
+                videoChannel(id)?.ingest(packets, timestampNanoseconds: time)
+            case .gap(let id, let lost, let time):
+                videoChannel(id)?.gap(lostPackets: lost, timestampNanoseconds: time)
+            case .dataMessage(let id, let payload, let time):
+                lock.withLock {
+                    guard data[id] != nil else { return }
+                    data[id]!.append(DataMessage(timestampNanoseconds: time, payload: Array(payload)))
+                    if data[id]!.count > settings.dataRingSize { data[id]!.removeFirst(data[id]!.count - settings.dataRingSize) }
+                }
+            }
+        }
+    }
+
+    private func apply(_ changes: [ChannelChange]) {
+        let now = realtimeNanoseconds()
+        var finished: [VideoChannel] = []
+        lock.withLock {
+            for change in changes {
+                let channel = change.channel
+                switch change {
+                case .added, .updated:
+                    channelList.removeAll { $0.id == channel.id }
+                    channelList.append(channel)
+                    switch channel.kind {
+                    case .video:
+                        if video[channel.id]?.removedAtNanoseconds != nil || video[channel.id] == nil {
+                            if let old = video[channel.id] { finished.append(old) }
+                            video[channel.id] = VideoChannel(id: channel.id, segmenter: settings.segmenter, window: settings.window)
+                        }
+                    case .data:
+                        if data[channel.id] == nil { data[channel.id] = [] }
+                    default:
+                        break
+                    }
+                case .removed:
+                    channelList.removeAll { $0.id == channel.id }
+                    if let old = video[channel.id] { finished.append(old) }
+                }
+            }
+        }
+        for channel in finished { channel.finish(at: now) }
+    }
+
+    func videoChannel(_ id: String) -> VideoChannel? { lock.withLock { video[id] } }
+
+    /// The listed channels, plus removed video channels still inside their window.
+    var channels: [Channel] { lock.withLock { channelList } }
+
+    func dataMessages(_ id: String) -> [DataMessage]? { lock.withLock { data[id] } }
+
+    var videoChannels: [VideoChannel] { lock.withLock { video.values.sorted { $0.id < $1.id } } }
+
+    // MARK: Serving thread
+
+    func start() {
+        let worker = Worker { [self] in run() }
+        self.worker = worker
+        worker.start()
+    }
+
+    /// Stops the serving thread and answers every held request (before the listeners stop).
+    func stop() {
+        lock.withLock { stopping = true }
+        worker?.join()
+        worker = nil
+        for channel in videoChannels { channel.releaseAll() }
+    }
+
+    private func run() {
+        var nextThumbnails: Int64 = 0
+        while !lock.withLock({ stopping }) {
+            let now = realtimeNanoseconds()
+            for channel in videoChannels { channel.expire(now: now) }
+            if now >= nextThumbnails {
+                for channel in videoChannels { thumbnails.refresh(channel) }
+                dropExpired(now: now)
+                nextThumbnails = realtimeNanoseconds() + settings.thumbnailIntervalNanoseconds
+            }
+            var pause = timespec(tv_sec: 0, tv_nsec: 50_000_000)
+            nanosleep(&pause, nil)
+        }
+    }
+
+    private func dropExpired(now: Int64) {
+        let dropped = lock.withLock { () -> [VideoChannel] in
+            let old = video.values.filter { ($0.removedAtNanoseconds ?? Int64.max) <= now - settings.keepRemovedNanoseconds }
+            for channel in old { video[channel.id] = nil }
+            return old
+        }
+        for channel in dropped { channel.releaseAll() }
+    }
+}
