@@ -155,6 +155,8 @@ def main(fixtures, root):
     fuzz_inputs = os.path.join(fixtures, "fuzz")
     if os.path.isdir(fuzz_inputs):  # regression inputs: Tests/Fixtures/fuzz/<target>-<name>
         for name in sorted(os.listdir(fuzz_inputs)):
+            if name.endswith(".md"):
+                continue
             target = name.split("-", 1)[0]
             out.put(target, open(os.path.join(fuzz_inputs, name), "rb").read())
 
