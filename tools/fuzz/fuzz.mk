@@ -21,13 +21,15 @@ fuzz-build: $(FUZZ_BINARIES) fuzz-seeds
 
 $(FUZZ_DIR)/lib/libGrandstandCore.a: $(FUZZ_CORE_SOURCES) tools/fuzz/fuzz.mk
 	@mkdir -p $(FUZZ_DIR)/lib
-	cd $(FUZZ_DIR)/lib && $(FUZZ_SWIFTC) $(FUZZ_FLAGS) -enable-testing -suppress-warnings -module-name GrandstandCore \
+	@echo "fuzz: compiling GrandstandCore with $(FUZZ_FLAGS)"
+	@cd $(FUZZ_DIR)/lib && $(FUZZ_SWIFTC) $(FUZZ_FLAGS) -enable-testing -suppress-warnings -module-name GrandstandCore \
 	    -emit-library -static -emit-module -emit-module-path GrandstandCore.swiftmodule -o libGrandstandCore.a \
 	    $(addprefix $(CURDIR)/,$(FUZZ_CORE_SOURCES))
 
 $(FUZZ_DIR)/bin/%: tools/fuzz/targets/%.swift tools/fuzz/Support.swift $(FUZZ_DIR)/lib/libGrandstandCore.a
 	@mkdir -p $(FUZZ_DIR)/bin $(FUZZ_DIR)/obj/$*
-	cd $(FUZZ_DIR)/obj/$* && $(FUZZ_SWIFTC) $(FUZZ_FLAGS) -module-name Fuzz_$* -I $(FUZZ_DIR)/lib \
+	@echo "fuzz: linking $@"
+	@cd $(FUZZ_DIR)/obj/$* && $(FUZZ_SWIFTC) $(FUZZ_FLAGS) -module-name Fuzz_$* -I $(FUZZ_DIR)/lib \
 	    $(CURDIR)/tools/fuzz/Support.swift $(CURDIR)/tools/fuzz/targets/$*.swift \
 	    $(FUZZ_DIR)/lib/libGrandstandCore.a -o $@ 2>&1 | { grep -v 'Cannot export local symbol' || true; }
 	@test -x $@
