@@ -29,10 +29,9 @@ $(FUZZ_DIR)/lib/libGrandstandCore.a: $(FUZZ_CORE_SOURCES) tools/fuzz/fuzz.mk
 $(FUZZ_DIR)/bin/%: tools/fuzz/targets/%.swift tools/fuzz/Support.swift $(FUZZ_DIR)/lib/libGrandstandCore.a
 	@mkdir -p $(FUZZ_DIR)/bin $(FUZZ_DIR)/obj/$*
 	@echo "fuzz: linking $@"
-	@cd $(FUZZ_DIR)/obj/$* && $(FUZZ_SWIFTC) $(FUZZ_FLAGS) -module-name Fuzz_$* -I $(FUZZ_DIR)/lib \
+	@set -o pipefail; cd $(FUZZ_DIR)/obj/$* && $(FUZZ_SWIFTC) $(FUZZ_FLAGS) -module-name Fuzz_$* -I $(FUZZ_DIR)/lib \
 	    $(CURDIR)/tools/fuzz/Support.swift $(CURDIR)/tools/fuzz/targets/$*.swift \
 	    $(FUZZ_DIR)/lib/libGrandstandCore.a -o $@ 2>&1 | { grep -v 'Cannot export local symbol' || true; }
-	@test -x $@
 
 # Seeds come from Tests/Fixtures (and the regression inputs in Tests/Fixtures/fuzz) every time.
 fuzz-seeds: deps
