@@ -16,6 +16,7 @@ all: build
 -include cross/cross.mk
 -include tools/qemu/vm.mk
 -include tools/bench/bench.mk
+-include tools/fuzz/fuzz.mk
 
 deps:
 	@tools/deps.sh $(DEPS)

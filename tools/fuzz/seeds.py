@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Seed corpora for the fuzz targets, cut from Tests/Fixtures at build time.
+
+usage: seeds.py FIXTURES OUT   (writes OUT/<target>/<name> files; OUT is an ignored folder)
+Classic pcap only (every capture fixture has a .pcap form); frames are decoded just enough to
+find UDP payloads (Ethernet/VLAN, IPv4/IPv6 without extension headers).
+"""
+import hashlib, os, struct, sys
+
+# LINKTYPE_ → index into the harnesses' link table (ethernet, cooked, cooked2, raw, null).
+LINKS = {1: 0, 113: 1, 276: 2, 101: 3, 228: 3, 229: 3, 12: 3, 14: 3, 0: 4, 108: 4}
+FRAMES_PER_FILE = 48
+
+
+def read_pcap(path):
+    data = open(path, "rb").read()
+    magic = data[:4]
+    endian = {b"\xd4\xc3\xb2\xa1": "<", b"\x4d\x3c\xb2\xa1": "<", b"\xa1\xb2\xc3\xd4": ">", b"\xa1\xb2\x3c\x4d": ">"}[magic]
+    linktype = struct.unpack(endian + "I", data[20:24])[0] & 0x0FFFFFFF
+    frames, offset = [], 24
+    while offset + 16 <= len(data):
+        _, _, caplen, _ = struct.unpack(endian + "IIII", data[offset:offset + 16])
+        frames.append(data[offset + 16:offset + 16 + caplen])
+        offset += 16 + caplen
+    return linktype, frames
+
+
+def udp_of(linktype, frame):
+    """(destination port, payload) or None (the fixtures include malformed frames)."""
+    try:
+        return decode_udp(linktype, frame)
+    except (struct.error, IndexError):
+        return None
+
+
+def decode_udp(linktype, frame):
+    if linktype == 1:
+        offset, ethertype = 14, struct.unpack(">H", frame[12:14])[0]
+        while ethertype in (0x8100, 0x88A8):
+            ethertype = struct.unpack(">H", frame[offset + 2:offset + 4])[0]
+            offset += 4
+        ip = frame[offset:]
+    elif linktype == 113:
+        ip = frame[16:]
+    elif linktype == 276:
+        ip = frame[20:]
+    elif linktype in (0, 108):
+        ip = frame[4:]
+    else:
+        ip = frame
+    if not ip:
+        return None
+    if ip[0] >> 4 == 4:
+        if ip[9] != 17:
+            return None
+        udp = ip[(ip[0] & 0x0F) * 4:]
+    elif ip[0] >> 4 == 6:
+        if ip[6] != 17:
+            return None
+        udp = ip[40:]
+    else:
+        return None
+    if len(udp) < 8:
+        return None
+    port, length = struct.unpack(">H", udp[2:4])[0], struct.unpack(">H", udp[4:6])[0]
+    return port, udp[8:length]
+
+
+class Out:
+    def __init__(self, root):
+        self.root = root
+
+    def put(self, target, data):
+        folder = os.path.join(self.root, target)
+        os.makedirs(folder, exist_ok=True)
+        name = hashlib.sha1(data).hexdigest()
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+
+
+def u16(n):
+    return struct.pack(">H", n)
+
+
+def main(fixtures, root):
+    out = Out(root)
+    walk = sorted(os.path.join(d, f) for d, _, fs in os.walk(fixtures) for f in fs)
+    for path in walk:
+        name = os.path.basename(path)
+        data = open(path, "rb").read()
+        if name.endswith(".pcap"):
+            linktype, frames = read_pcap(path)
+            link = LINKS.get(linktype, 3)
+            script = bytearray()
+            for i, frame in enumerate(frames):
+                if i < FRAMES_PER_FILE:
+                    out.put("frame", bytes([link]) + frame)
+                udp = udp_of(linktype, frame)
+                if udp and i < 4 * FRAMES_PER_FILE:
+                    port, payload = udp
+                    if port == 9875:
+                        out.put("sap", payload)
+                    elif "fec" in path:
+                        out.put("fec_headers", payload)
+                        if port == 5000:
+                            out.put("rtp", payload)
+                    elif i < FRAMES_PER_FILE:
+                        out.put("rtp", payload)
+                # ingest script: the frame as captured, a tick every 32 frames
+                if len(script) < 48_000:
+                    script += bytes([0, link]) + u16(len(frame)) + frame
+                    if i % 32 == 31:
+                        script += bytes([4]) + u16(100)
+                    if "fec" in path and udp:
+                        # the same payload straight to the SMPTE 2022-1 channel (index 1)
+                        port, payload = udp
+                        if port == 5000:
+                            script += bytes([2, 1]) + u16(len(payload)) + payload
+                        elif port in (5002, 5004):
+                            script += bytes([3, 1, port - 5000]) + u16(len(payload)) + payload
+            out.put("ingest", bytes(script))
+        elif name.endswith(".bin") and name.startswith("sap-"):
+            out.put("sap", data)
+        elif name.endswith(".sdp"):
+            out.put("sdp", data)
+        elif name.endswith(".zz"):
+            out.put("inflate", b"\x00" + data)
+            out.put("inflate", b"\x01" + data[2:-4])
+        elif name.endswith(".json") or name.endswith(".jsonl"):
+            out.put("config", data[:16_000])
+        elif name.endswith(".ts"):
+            packets = data[:len(data) // 188 * 188]
+            # 48-packet pieces (small inputs fuzz faster): the start (PAT, PMT, first keyframe)
+            # in several feeding modes, then later pieces
+            for mode, gap in ((0, 0), (0x80, 0), (3, 0), (1, 9)):
+                out.put("ts", bytes([mode, gap]) + packets[:9_024])
+            for start in range(9_024, len(packets), 9_024 * 3):
+                out.put("ts", bytes([2, 0]) + packets[start:start + 9_024])
+            # hls script: 7-packet chunks at 25 fps-ish spacing (40 ms), a gap and a read-back
+            script = bytearray([0x21])
+            for n, start in enumerate(range(0, min(len(packets), 40_000), 1316)):
+                chunk = packets[start:start + 1316]
+                script += bytes([0]) + u16(len(chunk)) + chunk + bytes([2]) + u16(40)
+                if n == 12:
+                    script += bytes([1, 5, 2]) + u16(400)
+                if n % 10 == 9:
+                    script += bytes([3, 0xF6, n, 1])
+            out.put("hls", bytes(script))
+    # board descriptions and the default config live outside Tests/Fixtures
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(fixtures)))
+    for extra in ("board/qemu-virt/board.json", "board/rpi4/board.json", "rootfs-overlay/etc/grandstand/config.json"):
+        path = os.path.join(repo, extra)
+        if os.path.exists(path):
+            out.put("config", open(path, "rb").read())
+    fuzz_inputs = os.path.join(fixtures, "fuzz")
+    if os.path.isdir(fuzz_inputs):  # regression inputs: Tests/Fixtures/fuzz/<target>-<name>
+        for name in sorted(os.listdir(fuzz_inputs)):
+            if name.endswith(".md"):
+                continue
+            target = name.split("-", 1)[0]
+            out.put(target, open(os.path.join(fuzz_inputs, name), "rb").read())
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
