@@ -39,7 +39,7 @@ extension MediaWindow {
     public func playlist(_ options: PlaylistOptions = PlaylistOptions()) -> String {
         let first = options.firstSequence ?? segments.first?.mediaSequence ?? nextMediaSequence
         let listedRange = segments.indices.filter { segments[$0].mediaSequence >= first && (options.lowLatency || segments[$0].complete) }
-        let listed = listedRange.isEmpty ? [][...] : segments[listedRange.first!...listedRange.last!]
+        let listed = listedRange.first.flatMap { first in listedRange.last.map { segments[first...$0] } } ?? [][...]
         var out = "#EXTM3U\n#EXT-X-VERSION:\(Self.playlistVersion)\n"
         out += "#EXT-X-TARGETDURATION:\(segmenter.targetDurationSeconds)\n"
         if options.lowLatency {

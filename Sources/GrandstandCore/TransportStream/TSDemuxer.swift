@@ -197,10 +197,10 @@ public struct TSDemuxer: Sendable {
             events.append(.pesStarted(pid: pid, header: header, timestampNanoseconds: timestampNanoseconds))
         } else {
             guard assemblies[pid] != nil else { return }  // the start was lost: nothing to add to
-            assemblies[pid]!.bytes.append(contentsOf: packet.payload)
-            if assemblies[pid]!.expectedTotal == 0, case .header(let h) = PESHeader.parse(assemblies[pid]!.bytes[...]),
+            assemblies[pid]?.bytes.append(contentsOf: packet.payload)   // in place, no copy of the PES so far
+            if let a = assemblies[pid], a.expectedTotal == 0, case .header(let h) = PESHeader.parse(a.bytes[...]),
                h.packetLength != 0 {
-                assemblies[pid]!.expectedTotal = h.packetLength + 6
+                assemblies[pid]?.expectedTotal = h.packetLength + 6
             }
         }
         if let a = assemblies[pid], a.expectedTotal > 0, a.bytes.count >= a.expectedTotal {

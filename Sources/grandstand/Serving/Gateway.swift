@@ -51,9 +51,9 @@ final class Gateway: @unchecked Sendable {
                 videoChannel(id)?.gap(lostPackets: lost, timestampNanoseconds: time)
             case .dataMessage(let id, let payload, let time):
                 lock.withLock {
-                    guard data[id] != nil else { return }
-                    data[id]!.append(DataMessage(timestampNanoseconds: time, payload: Array(payload)))
-                    if data[id]!.count > settings.dataRingSize { data[id]!.removeFirst(data[id]!.count - settings.dataRingSize) }
+                    guard let count = data[id]?.count else { return }
+                    data[id]?.append(DataMessage(timestampNanoseconds: time, payload: Array(payload)))
+                    if count + 1 > settings.dataRingSize { data[id]?.removeFirst(count + 1 - settings.dataRingSize) }
                 }
             }
         }
