@@ -43,8 +43,9 @@ extension GatewayConfig {
             }
         }
         var listeners = Listeners()
-        if let object = reader.object(root["listeners"], at: root.path("listeners"), known: ["fan", "management"]) {
+        if let object = reader.object(root["listeners"], at: root.path("listeners"), known: ["fan", "management", "fanLimits"]) {
             listeners.fan = decodeListenAddress(object["fan"], at: object.path("fan"), &reader) ?? listeners.fan
+            listeners.fanLimits = decodeFanLimits(object["fanLimits"], at: object.path("fanLimits"), &reader)
             listeners.management = decodeListenAddress(object["management"], at: object.path("management"), &reader) ?? listeners.management
         }
         var token: String?

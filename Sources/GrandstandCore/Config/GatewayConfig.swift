@@ -32,6 +32,7 @@ public struct GatewayConfig: Sendable, Equatable {
     public struct Listeners: Sendable, Equatable {
         public var fan = ListenAddress(host: "127.0.0.1", port: 8080)
         public var management = ListenAddress(host: "127.0.0.1", port: 8081)
+        public var fanLimits = FanLimits()
     }
 
     public var license: License

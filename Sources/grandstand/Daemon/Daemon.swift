@@ -38,9 +38,7 @@ final class Daemon {
     /// is not an error: the capture retries and reports it.
     func start() throws {
         let fanAddress = config.listeners.fan, managementAddress = config.listeners.management
-        var fanConfiguration = HTTPServer.Configuration(host: fanAddress.host, port: fanAddress.port)
-        fanConfiguration.connectionLimit = 2048
-        fanConfiguration.maxBodyBytes = 0
+        let fanConfiguration = FanRoutes.serverConfiguration(fanAddress, config.listeners.fanLimits)
         var managementConfiguration = HTTPServer.Configuration(host: managementAddress.host, port: managementAddress.port)
         managementConfiguration.connectionLimit = 64
 

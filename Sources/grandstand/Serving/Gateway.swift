@@ -12,6 +12,8 @@ final class Gateway: @unchecked Sendable {
     // @unchecked: `channels`, `video`, `data` are only touched under `lock`; each VideoChannel
     // has its own lock.
     struct DataMessage: Sendable {
+        /// 1, 2, … per data channel since the daemon started (the SSE event id).
+        var sequence: Int
         var timestampNanoseconds: Int64
         var payload: [UInt8]
     }
@@ -33,6 +35,8 @@ final class Gateway: @unchecked Sendable {
     private var stopping = false
     private var worker: Worker?
     private let thumbnails = Thumbnailer()
+    /// Server-Sent Events subscribers of the data channels (FanEvents.swift).
+    let dataEvents = DataEventHub()
 
     init(settings: Settings = Settings()) {
         self.settings = settings
@@ -51,9 +55,12 @@ final class Gateway: @unchecked Sendable {
                 videoChannel(id)?.gap(lostPackets: lost, timestampNanoseconds: time)
             case .dataMessage(let id, let payload, let time):
                 lock.withLock {
-                    guard let count = data[id]?.count else { return }
-                    data[id]?.append(DataMessage(timestampNanoseconds: time, payload: Array(payload)))
-                    if count + 1 > settings.dataRingSize { data[id]?.removeFirst(count + 1 - settings.dataRingSize) }
+                    guard let ring = data[id] else { return }
+                    let message = DataMessage(sequence: (ring.last?.sequence ?? 0) + 1, timestampNanoseconds: time, payload: Array(payload))
+                    data[id]?.append(message)
+                    if ring.count + 1 > settings.dataRingSize { data[id]?.removeFirst(ring.count + 1 - settings.dataRingSize) }
+                    // Under the lock, like `withDataMessages`: a new subscriber misses and repeats nothing.
+                    dataEvents.publish(id, message)
                 }
             }
         }
@@ -95,6 +102,10 @@ final class Gateway: @unchecked Sendable {
     var channels: [Channel] { lock.withLock { channelList } }
 
     func dataMessages(_ id: String) -> [DataMessage]? { lock.withLock { data[id] } }
+
+    /// Runs `body` on a data channel's ring under the gateway's lock (nil: no such channel), so
+    /// an SSE subscription taken there is atomic with respect to new messages.
+    func withDataMessages<T>(_ id: String, _ body: ([DataMessage]) -> T) -> T? { lock.withLock { data[id].map(body) } }
 
     var videoChannels: [VideoChannel] { lock.withLock { video.values.sorted { $0.id < $1.id } } }
 
