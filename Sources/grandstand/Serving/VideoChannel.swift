@@ -24,6 +24,8 @@ final class VideoChannel: @unchecked Sendable {
     private var lastPacketNanoseconds: Int64?
     private var thumbnail: [UInt8]?
     private var thumbnailSegment = -1
+    /// Distinguishes this packager's segments from an earlier one's of the same channel (ETags).
+    private let instance = String(UInt64(realtimeNanoseconds()), radix: 36)
 
     init(id: String, segmenter: SegmenterConfiguration = SegmenterConfiguration(),
          window: WindowConfiguration = WindowConfiguration()) {
@@ -118,9 +120,12 @@ final class VideoChannel: @unchecked Sendable {
     private func mediaResponseLocked(_ name: String) -> HTTPResponse {
         switch packager.resource(named: name) {
         case .media(let bytes), .gap(let bytes):
-            // Complete segments and parts never change: clients and caches may keep them.
+            // Complete segments and parts never change: clients and caches may keep them. Not
+            // for long: a restarted channel reuses the names (docs/serving.md). The strong tag
+            // names this packager's instance, so a restart never repeats one.
             return HTTPResponse(status: 200, headers: [("Content-Type", "video/mp2t"),
-                                                       ("Cache-Control", "public, max-age=300, immutable")],
+                                                       ("Cache-Control", "public, max-age=60, immutable"),
+                                                       ("ETag", EntityTag.strong("\(id).\(instance).\(name.dropLast(3))"))],
                                 body: Array(bytes))
         case .notYetAvailable, .notFound:
             return .text(404, "no such segment or part")
