@@ -10,7 +10,8 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
     guard let cls, let connection, let slot, let uploadSize else { return .NO }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     guard let state = slot.pointee else {
-        // Headers complete: the header deadline no longer applies to this connection.
+        // Headers complete: the header deadline no longer applies to this connection. (Answering
+        // here already would make libmicrohttpd 0.9.75 close the connection after the answer.)
         gs_mhd_request_began(connection)
         slot.pointee = Unmanaged.passRetained(PendingRequest()).toOpaque()
         return .YES

@@ -24,6 +24,9 @@ final class VideoChannel: @unchecked Sendable {
     private var lastPacketNanoseconds: Int64?
     private var thumbnail: [UInt8]?
     private var thumbnailSegment = -1
+    /// The live playlist answer (text and ETag) until the window next changes: polling clients
+    /// share one rendering instead of one each.
+    private var liveAnswer: HTTPResponse?
     /// Distinguishes this packager's segments from an earlier one's of the same channel (ETags).
     private let instance = String(UInt64(realtimeNanoseconds()), radix: 36)
 
@@ -39,6 +42,7 @@ final class VideoChannel: @unchecked Sendable {
         let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
             lastPacketNanoseconds = timestampNanoseconds
             let update = packager.ingest(packets, timestampNanoseconds: timestampNanoseconds)
+            if !update.isEmpty { liveAnswer = nil }
             return update.isEmpty ? [] : resolveLocked()
         }
         for (responder, response) in ready { responder.respond(response) }
@@ -47,6 +51,7 @@ final class VideoChannel: @unchecked Sendable {
     func gap(lostPackets: Int, timestampNanoseconds: Int64) {
         let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
             let update = packager.gap(lostPackets: lostPackets, timestampNanoseconds: timestampNanoseconds)
+            if !update.isEmpty { liveAnswer = nil }
             return update.isEmpty ? [] : resolveLocked()
         }
         for (responder, response) in ready { responder.respond(response) }
@@ -58,6 +63,7 @@ final class VideoChannel: @unchecked Sendable {
             guard removedAtNanoseconds == nil else { return [] }
             removedAtNanoseconds = now
             _ = packager.finish()
+            liveAnswer = nil
             return resolveLocked()
         }
         for (responder, response) in ready { responder.respond(response) }
@@ -71,7 +77,7 @@ final class VideoChannel: @unchecked Sendable {
             switch outcome {
             case .ready:
                 switch entry.kind {
-                case .live: ready.append((entry.responder, Self.playlistResponse(packager.livePlaylist())))
+                case .live: ready.append((entry.responder, liveResponseLocked()))
                 case .resource(let name): ready.append((entry.responder, mediaResponseLocked(name)))
                 }
             case .badRequest(let why): ready.append((entry.responder, .text(400, why)))
@@ -87,7 +93,7 @@ final class VideoChannel: @unchecked Sendable {
     func livePlaylist(_ reload: ReloadRequest, responder: HTTPResponder, now: Int64) -> HTTPResponse? {
         lock.withLock {
             switch packager.reloadDecision(msn: reload.msn, part: reload.part) {
-            case .respondNow: return Self.playlistResponse(packager.livePlaylist())
+            case .respondNow: return liveResponseLocked()
             case .badRequest(let why): return .text(400, why)
             case .wait:
                 hold(.playlist(msn: reload.msn ?? 0, part: reload.part), .live, responder, now: now)
@@ -130,6 +136,14 @@ final class VideoChannel: @unchecked Sendable {
         case .notYetAvailable, .notFound:
             return .text(404, "no such segment or part")
         }
+    }
+
+    private func liveResponseLocked() -> HTTPResponse {
+        if let liveAnswer { return liveAnswer }
+        var answer = Self.playlistResponse(packager.livePlaylist())
+        answer.headers.append(("ETag", EntityTag.forBody(answer.body)))
+        liveAnswer = answer
+        return answer
     }
 
     static func playlistResponse(_ text: String) -> HTTPResponse {
