@@ -27,6 +27,10 @@ final class VideoChannel: @unchecked Sendable {
     /// The live playlist answer (text and ETag) until the window next changes: polling clients
     /// share one rendering instead of one each.
     private var liveAnswer: HTTPResponse?
+    /// Segment and part answers made since the window last changed (at most 4 MiB of media):
+    /// fans ask for the same newest parts, and a shared answer costs no copy of the media.
+    private var mediaAnswers: [String: HTTPResponse] = [:]
+    private var mediaAnswerBytes = 0
     /// Distinguishes this packager's segments from an earlier one's of the same channel (ETags).
     private let instance = String(UInt64(realtimeNanoseconds()), radix: 36)
 
@@ -42,7 +46,7 @@ final class VideoChannel: @unchecked Sendable {
         let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
             lastPacketNanoseconds = timestampNanoseconds
             let update = packager.ingest(packets, timestampNanoseconds: timestampNanoseconds)
-            if !update.isEmpty { liveAnswer = nil }
+            if !update.isEmpty { liveAnswer = nil; mediaAnswers = [:]; mediaAnswerBytes = 0 }
             return update.isEmpty ? [] : resolveLocked()
         }
         for (responder, response) in ready { responder.respond(response) }
@@ -51,7 +55,7 @@ final class VideoChannel: @unchecked Sendable {
     func gap(lostPackets: Int, timestampNanoseconds: Int64) {
         let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
             let update = packager.gap(lostPackets: lostPackets, timestampNanoseconds: timestampNanoseconds)
-            if !update.isEmpty { liveAnswer = nil }
+            if !update.isEmpty { liveAnswer = nil; mediaAnswers = [:]; mediaAnswerBytes = 0 }
             return update.isEmpty ? [] : resolveLocked()
         }
         for (responder, response) in ready { responder.respond(response) }
@@ -64,6 +68,8 @@ final class VideoChannel: @unchecked Sendable {
             removedAtNanoseconds = now
             _ = packager.finish()
             liveAnswer = nil
+            mediaAnswers = [:]
+            mediaAnswerBytes = 0
             return resolveLocked()
         }
         for (responder, response) in ready { responder.respond(response) }
@@ -124,6 +130,17 @@ final class VideoChannel: @unchecked Sendable {
     }
 
     private func mediaResponseLocked(_ name: String) -> HTTPResponse {
+        if let answer = mediaAnswers[name] { return answer }
+        let answer = makeMediaResponseLocked(name)
+        if answer.status == 200 {
+            if mediaAnswerBytes + answer.body.count > 4 << 20 { mediaAnswers = [:]; mediaAnswerBytes = 0 }
+            mediaAnswers[name] = answer
+            mediaAnswerBytes += answer.body.count
+        }
+        return answer
+    }
+
+    private func makeMediaResponseLocked(_ name: String) -> HTTPResponse {
         switch packager.resource(named: name) {
         case .media(let bytes), .gap(let bytes):
             // Complete segments and parts never change: clients and caches may keep them. Not

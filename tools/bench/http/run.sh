@@ -107,6 +107,7 @@ measure() {
         END { printf "%.0f %.0f %.2f %s\n", rps, bps, p99, (errors == "" ? "-" : errors) }'
 }
 
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A best
 better() {  # keeps the run with the higher rate per key
     local key=$1 line=$2
@@ -122,6 +123,7 @@ for round in $(seq "$ROUNDS"); do
     done
 done
 
+echo "load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "HTTP benchmark: fan listener (libmicrohttpd $(ldconfig -p | sed -n 's/.*libmicrohttpd.so.\([0-9]*\) .*/\1/p' | head -1), 1 thread) vs $(nginx -v 2>&1 | sed 's/nginx version: //') (1 worker, sendfile), both on CPU $SERVER_CPU; wrk on CPU $WRK_CPU; ${SECONDS_EACH} s per run, best of $ROUNDS"
 echo "playlist $PLAYLIST_BYTES B, segment $SEGMENT_BYTES B"
 echo
@@ -134,7 +136,7 @@ for c in $CONNECTIONS; do
         awk -v c="$c" -v r="$resource" -v frps="$frps" -v nrps="$nrps" -v fbps="$fbps" -v nbps="$nbps" -v fp="$fp99" -v np="$np99" 'BEGIN {
             printf "| %s | %s | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f | %s | %s |\n", c, r, frps, nrps, (nrps > 0 ? frps / nrps : 0),
                    fbps / 1048576, nbps / 1048576, (nbps > 0 ? fbps / nbps : 0), fp, np }'
-        [[ "$ferr" != "-" ]] && echo "fan errors at c=$c $resource: $ferr" >&2
-        [[ "$nerr" != "-" ]] && echo "nginx errors at c=$c $resource: $nerr" >&2
+        if [[ "$ferr" != "-" ]]; then echo "fan errors at c=$c $resource: $ferr" >&2; fi
+        if [[ "$nerr" != "-" ]]; then echo "nginx errors at c=$c $resource: $nerr" >&2; fi
     done
 done
