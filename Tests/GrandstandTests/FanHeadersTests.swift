@@ -104,7 +104,7 @@ struct FanHeadersTests {
         Thread.sleep(forTimeInterval: 0.2)
         fed.feed { waiting.isDone }
         let deferred: RawHTTPClient.Reply?? = waiting.wait()
-        let reply = try #require(deferred ?? nil)
+        guard let reply = deferred ?? nil else { Issue.record("the held reload got no answer"); return }
         #expect(reply.status == 200)
         #expect(reply.headers["cache-control"] == "public, max-age=12")
         #expect(reply.headers["access-control-allow-origin"] == "*")

@@ -49,7 +49,7 @@ import Testing
         #expect(closed && bytes.isEmpty)
         #expect(silentCut >= 1.9 && silentCut < 3.5, "silent client cut after \(silentCut) s")
         let slowCut: Double?? = slow.wait()
-        let cut = try #require(slowCut ?? nil)
+        guard let cut = slowCut ?? nil else { Issue.record("the slow client could not connect"); return }
         #expect(cut >= 1.9 && cut < 3.5, "slowloris cut after \(cut) s")
         #expect(server.statistics.slowClientsCut >= 2)
         #expect(Self.get(server) == 200)

@@ -73,6 +73,10 @@ extension String {
     func caseInsensitiveEquals(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
-        return zip(a, b).allSatisfy { x, y in x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A) }
+        for (x, y) in zip(a, b) where x != y {
+            let lower: UInt8 = x | 0x20
+            guard lower == y | 0x20, lower >= 0x61, lower <= 0x7A else { return false }
+        }
+        return true
     }
 }

@@ -46,6 +46,7 @@ public final class HTTPStream: @unchecked Sendable {
     public func send(_ bytes: [UInt8]) -> Bool {
         lock.withLock {
             guard !closed, !finished else { return false }
+            guard !bytes.isEmpty else { return true }
             queue.append(bytes)
             queuedBytes += bytes.count
             // Drop whole chunks, oldest first, never the one half sent.
@@ -99,7 +100,7 @@ public final class HTTPStream: @unchecked Sendable {
                 let chunk = queue[0]
                 let n = Swift.min(max - written, chunk.count - head)
                 chunk.withUnsafeBytes { source in
-                    (buffer + written).copyMemory(from: source.baseAddress! + head, byteCount: n)
+                    if n > 0, let base = source.baseAddress { (buffer + written).copyMemory(from: base + head, byteCount: n) }
                 }
                 written += n
                 head += n
