@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import HTTPServer
 
 /// Limits and abuse on real sockets (docs/serving.md, "Limits"): header deadline (slowloris),
@@ -164,17 +165,21 @@ import Testing
             $0.connectionLimit = 2100; $0.perClientLimit = 2100; $0.headerTimeoutSeconds = 120; $0.idleTimeoutSeconds = 120
         }
         defer { server.stop() }
+        // qemu-user 7.2 aborts ("bit out of range 0 - FD_SETSIZE on fd_set") once this process
+        // (client and server sockets both) passes 1024 descriptors: there 400 connections; the
+        // host and the VM open 2,000.
+        let count = TestEnvironment.isQEMUUser ? 400 : 2000
         let before = residentBytes()
         var idle: [RawSocket] = []
-        for index in 0..<2000 { idle.append(try RawSocket(port: server.port, from: "127.0.1.\(index % 200 + 1)")) }
-        try waitUntil(timeout: 60) { server.statistics.connections == 2000 }
+        for index in 0..<count { idle.append(try RawSocket(port: server.port, from: "127.0.1.\(index % 200 + 1)")) }
+        try waitUntil(timeout: 60) { server.statistics.connections == count }
         let started = Date()
         #expect(Self.get(server, from: "127.0.0.9") == 200)
         let latency = Date().timeIntervalSince(started)
         let grown = residentBytes() - before
-        print("2000 idle connections: RSS +\(grown / 1024) KiB (\(grown / 2000) B each), a request meanwhile took \(Int(latency * 1000)) ms")
+        print("\(count) idle connections: RSS +\(grown / 1024) KiB (\(grown / count) B each), a request meanwhile took \(Int(latency * 1000)) ms")
         // Bounded: well under the configured per-connection memory (32 KiB) each.
-        #expect(grown < 2000 * 32 * 1024, "RSS grew \(grown) bytes")
+        #expect(grown < count * 32 * 1024, "RSS grew \(grown) bytes")
         #expect(latency < 1.0)
         idle.removeAll()
         try waitUntil(timeout: 30) { server.statistics.connections == 0 }
