@@ -83,12 +83,18 @@ struct FECSourceBuffer: Sendable {
     /// were abandoned or whose follower has waited `hold` while no open window awaits them.
     mutating func release(now: Int64, stats: inout FECStats, awaited: (Int64) -> Bool) -> [FECAction] {
         var actions: [FECAction] = []
+        release(now: now, stats: &stats, into: &actions, awaited: awaited)
+        return actions
+    }
+
+    /// `release(now:stats:awaited:)` appending to `actions`.
+    mutating func release(now: Int64, stats: inout FECStats, into actions: inout [FECAction], awaited: (Int64) -> Bool) {
         while started, next <= highest {
             if let entry = slots[Int(next & Int64(mask))], entry.ext == next {
                 actions.append(.deliver(FECDeliveredPacket(sequenceNumber: UInt16(truncatingIfNeeded: next), bytes: entry.bytes,
                                                            recovered: entry.recovered, timestampNanoseconds: entry.arrival)))
                 if entry.recovered { stats.recoveredPackets += 1 } else { stats.sourcePackets += 1 }
-                abandoned.remove(next)
+                if !abandoned.isEmpty { abandoned.remove(next) }
                 next += 1
                 continue
             }
@@ -108,14 +114,19 @@ struct FECSourceBuffer: Sendable {
             stats.unrecoveredPackets += Int(run)
             next += run
         }
-        return actions
     }
 
     /// Releases everything held (missing packets as lost) and forgets the stream, for a sender
     /// restart or the end of input.
     mutating func flush(now: Int64, stats: inout FECStats) -> [FECAction] {
-        guard started else { return [] }
         var actions: [FECAction] = []
+        flush(now: now, stats: &stats, into: &actions)
+        return actions
+    }
+
+    /// `flush(now:stats:)` appending to `actions`.
+    mutating func flush(now: Int64, stats: inout FECStats, into actions: inout [FECAction]) {
+        guard started else { return }
         var missingFrom: Int64? = nil
         func endRun(_ ext: Int64) {
             if let first = missingFrom {
@@ -141,6 +152,5 @@ struct FECSourceBuffer: Sendable {
         next = -1
         highest = -1
         abandoned = []
-        return actions
     }
 }
