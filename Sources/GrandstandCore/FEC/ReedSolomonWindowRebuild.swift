@@ -3,7 +3,7 @@
 /// to S bytes: columns 2..<S of a full-length source are the stored packet itself, and of a
 /// repair the received symbol after 2 bytes; only the two length columns (widened to 64 zero
 /// columns, ISA-L's SIMD width) and sources shorter than S − 2 are copied into reused scratch.
-/// (A gather of every survivor into one flat buffer costs a second pass over k packets.)
+/// Large windows (k ≥ `gatherFrom`) gather their sources into that scratch instead.
 extension ReedSolomonWindowDecoder {
     /// Buffers reused from window to window (grown, never shrunk; zero allocation in steady state).
     struct RebuildScratch: Sendable {
@@ -38,6 +38,10 @@ extension ReedSolomonWindowDecoder {
 
     /// Length columns are solved 64 wide: below 64 bytes ISA-L takes a scalar path.
     static let headColumns = 64
+    /// From this k on, sources are gathered into one contiguous scratch first: ISA-L reading
+    /// that many scattered, cache-cold packets column by column (more streams than the hardware
+    /// prefetchers follow) is slower than one sequential copy (measured: docs/performance.md).
+    static let gatherFrom = 32
 
     /// Rebuilds the `missing` sources of `window` from its present sources and its first
     /// `missing.count` repairs (CRC-checked by the caller), validates every rebuilt packet
@@ -72,7 +76,7 @@ extension ReedSolomonWindowDecoder {
             guard let bytes = buffer.entry(window.base + Int64(index))?.bytes, bytes.count <= body else { return .rejected }
             headIn[slot * head] = UInt8(truncatingIfNeeded: bytes.count >> 8)
             headIn[slot * head + 1] = UInt8(truncatingIfNeeded: bytes.count)
-            if bytes.count == body {
+            if bytes.count == body, k < Self.gatherFrom {
                 pins.append(Pin(bytes: bytes[...], slot: slot, offset: 0))
             } else {
                 short.append((slot, bytes))
