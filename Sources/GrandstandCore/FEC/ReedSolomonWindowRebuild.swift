@@ -1,16 +1,18 @@
-/// The rebuild of one window, zero-copy: the code works column by column, so the k survivors
-/// are read where they lie. A source's symbol is its 2-byte length then the packet, zero-padded
-/// to S bytes: columns 2..<S of a full-length source are the stored packet itself, and of a
-/// repair the received symbol after 2 bytes; only the two length columns (widened to 64 zero
-/// columns, ISA-L's SIMD width) and sources shorter than S − 2 are copied into reused scratch.
-/// Large windows (k ≥ `gatherFrom`) gather their sources into that scratch instead.
+/// The rebuild of one window. The code works column by column, so it is solved in two column
+/// ranges: the 2-byte length prefix of each symbol (widened to 64 zero columns, ISA-L's SIMD
+/// width) and the S − 2 bytes after it. The repairs are read in place (the received symbol after
+/// its 2 bytes); the present sources are gathered, zero-padded, into one reused contiguous
+/// scratch. Measured (docs/performance.md): ISA-L reading k scattered, cache-cold packets column
+/// by column (more streams than the hardware prefetchers follow) is slower than one sequential
+/// copy followed by ISA-L on the hot copy, at every k tried (20, 50, 100); copying the e repairs
+/// as well gained nothing.
 extension ReedSolomonWindowDecoder {
     /// Buffers reused from window to window (grown, never shrunk; zero allocation in steady state).
     struct RebuildScratch: Sendable {
         var missing: [Int] = []
         var indices: [Int] = []
         var pins: [Pin] = []
-        var short: [(slot: Int, bytes: [UInt8])] = []
+        var gathered: [(slot: Int, bytes: [UInt8])] = []
         var head: [UInt8] = []
         var headOut: [UInt8] = []
         var padded: [UInt8] = []
@@ -18,7 +20,7 @@ extension ReedSolomonWindowDecoder {
         var columns: [Int] = []
     }
 
-    /// A survivor read in place: body-column pointer `slot` is its storage + `offset`.
+    /// A repair read in place: body-column pointer `slot` is its storage + `offset`.
     struct Pin: Sendable {
         var bytes: ArraySlice<UInt8>
         var slot: Int
@@ -38,10 +40,6 @@ extension ReedSolomonWindowDecoder {
 
     /// Length columns are solved 64 wide: below 64 bytes ISA-L takes a scalar path.
     static let headColumns = 64
-    /// From this k on, sources are gathered into one contiguous scratch first: ISA-L reading
-    /// that many scattered, cache-cold packets column by column (more streams than the hardware
-    /// prefetchers follow) is slower than one sequential copy (measured: docs/performance.md).
-    static let gatherFrom = 32
 
     /// Rebuilds the `missing` sources of `window` from its present sources and its first
     /// `missing.count` repairs (CRC-checked by the caller), validates every rebuilt packet
@@ -50,13 +48,13 @@ extension ReedSolomonWindowDecoder {
         let k = window.k, e = missing.count, head = Self.headColumns
         let body = window.symbolLength - ReedSolomonRepairHeader.symbolOverhead
         guard body >= 12, window.repairs.count >= e else { return .rejected }
-        var indices = scratch.indices, pins = scratch.pins, short = scratch.short, columns = scratch.columns
+        var indices = scratch.indices, pins = scratch.pins, gathered = scratch.gathered, columns = scratch.columns
         var headIn = scratch.head, headOut = scratch.headOut, padded = scratch.padded, rebuilt = scratch.rebuilt
         scratch = RebuildScratch(missing: scratch.missing)
         defer {
             pins.removeAll(keepingCapacity: true)
-            short.removeAll(keepingCapacity: true)
-            scratch = RebuildScratch(missing: scratch.missing, indices: indices, pins: pins, short: short, head: headIn,
+            gathered.removeAll(keepingCapacity: true)
+            scratch = RebuildScratch(missing: scratch.missing, indices: indices, pins: pins, gathered: gathered, head: headIn,
                                      headOut: headOut, padded: padded, rebuilt: rebuilt, columns: columns)
         }
         indices.removeAll(keepingCapacity: true)
@@ -76,11 +74,7 @@ extension ReedSolomonWindowDecoder {
             guard let bytes = buffer.entry(window.base + Int64(index))?.bytes, bytes.count <= body else { return .rejected }
             headIn[slot * head] = UInt8(truncatingIfNeeded: bytes.count >> 8)
             headIn[slot * head + 1] = UInt8(truncatingIfNeeded: bytes.count)
-            if bytes.count == body, k < Self.gatherFrom {
-                pins.append(Pin(bytes: bytes[...], slot: slot, offset: 0))
-            } else {
-                short.append((slot, bytes))
-            }
+            gathered.append((slot, bytes))
             indices.append(index)
             slot += 1
         }
@@ -92,10 +86,10 @@ extension ReedSolomonWindowDecoder {
             indices.append(k + repair.index)
             slot += 1
         }
-        // Shorter sources: copied with their zero padding.
-        if padded.count < short.count * body { padded = [UInt8](repeating: 0, count: short.count * body) }
+        // The sources, each with its zero padding.
+        if padded.count < gathered.count * body { padded = [UInt8](repeating: 0, count: gathered.count * body) }
         padded.withUnsafeMutableBufferPointer { pad in
-            for (n, entry) in short.enumerated() {
+            for (n, entry) in gathered.enumerated() {
                 let target = UnsafeMutableBufferPointer(rebasing: pad[(n * body)..<((n + 1) * body)])
                 entry.bytes.withUnsafeBufferPointer { source in
                     _ = target.initialize(from: source)
@@ -120,7 +114,7 @@ extension ReedSolomonWindowDecoder {
                                 outputs[j] = headOutBase + j * head
                                 outputs[e + j] = rebuiltBase + j * body
                             }
-                            for (n, entry) in short.enumerated() {
+                            for (n, entry) in gathered.enumerated() {
                                 guard let padBase = padBuffer.baseAddress else { return false }
                                 inputs[k + entry.slot] = padBase + n * body
                             }
