@@ -137,7 +137,7 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
         try decoder.reconstructUnsafe(length: symbolLength, survivors: inputs, into: outputs)
     }
 
-    /// The zero-copy path: one decode-table lookup, then ISA-L on each column range in place.
+    /// The pointer path: one decode-table lookup, then ISA-L on each column range where it lies.
     public func reconstruct(sourceCount k: Int, repairCount m: Int, indices: [Int], columns: [Int],
                             inputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>,
                             outputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>) throws {

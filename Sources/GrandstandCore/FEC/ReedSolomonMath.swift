@@ -20,7 +20,7 @@ public protocol ReedSolomonMath: Sendable {
     func reconstruct(sourceCount k: Int, repairCount m: Int, symbolLength: Int, indices: [Int],
                      symbols: UnsafeBufferPointer<UInt8>, output: UnsafeMutableBufferPointer<UInt8>) throws
 
-    /// See the extension: the pointer form of the decoder's zero-copy path.
+    /// See the extension: the pointer form the decoder uses (survivors read where they lie).
     func reconstruct(sourceCount k: Int, repairCount m: Int, indices: [Int], columns: [Int],
                      inputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>,
                      outputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>) throws
@@ -46,7 +46,7 @@ extension ReedSolomonMath {
         }
     }
 
-    /// Pointer form for the decoder's zero-copy path: the k survivors listed in `indices`
+    /// Pointer form for the decoder's rebuild: the k survivors listed in `indices`
     /// (ascending) read where they lie, in column ranges (the code works column by column).
     /// Range r has `columns[r]` bytes; `inputs[r * k + i]` points at survivor i's first byte of
     /// the range and `outputs[r * e + j]` at missing source j's (e = k − sources in `indices`,
