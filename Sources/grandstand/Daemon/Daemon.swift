@@ -125,7 +125,7 @@ final class Daemon {
     }
 
     /// Requests the board's LED lines; reports chips it cannot use. Returns the names held and
-    /// the failures ("chip: error").
+    /// the failures (each names its chip).
     private func openLEDs() -> (held: [String], unavailable: [String]) {
         guard let board, !board.leds.isEmpty else { return ([], []) }
         let panel = StatusLEDs(board: board)
@@ -134,7 +134,7 @@ final class Daemon {
                                        fields: [("CHIP", failure.chip)]))
         }
         leds = panel
-        return (panel.names, panel.unavailable.map { "\($0.chip): \($0.error)" })
+        return (panel.names, panel.unavailable.map(\.error))
     }
 
     /// Stops the capture, answers held requests, then closes the listeners.

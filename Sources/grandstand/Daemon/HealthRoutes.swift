@@ -49,7 +49,7 @@ struct HealthRoutes: Sendable {
         let leds = (board?.leds ?? [:]).sorted { $0.key < $1.key }.map { name, line -> JSONValue in
             .object([("name", .string(name)), ("chip", .string(line.chip)), ("line", .number(Double(line.line))),
                      ("activeLow", .bool(line.activeLow)), ("held", .bool(held.contains(name))),
-                     ("lit", snapshot.flatMap { $0.levels[name] }.map(JSONValue.bool) ?? .null)])
+                     ("lit", held.contains(name) ? (snapshot?.levels[name]).map(JSONValue.bool) ?? .null : .null)])
         }
         var members: [(String, JSONValue)] = [("leds", .array(leds)), ("unavailable", .array(unavailable.map(JSONValue.string)))]
         if let snapshot {
