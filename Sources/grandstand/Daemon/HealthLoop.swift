@@ -53,11 +53,11 @@ final class HealthLoop: @unchecked Sendable {
 
     var snapshot: Published { lock.withLock { published } }
 
-    /// Starts the thread with the lamp test.
+    /// Starts the thread with the lamp test (timed from the thread's first tick, so a slow start
+    /// does not eat into it).
     func start() {
-        let now = monotonicNanoseconds()
-        pattern.lampTest(at: now)
-        lock.withLock { published.heartbeat = now }
+        lampTest()
+        lock.withLock { published.heartbeat = monotonicNanoseconds() }
         let worker = Worker { [self] in run() }
         self.worker = worker
         worker.start()
