@@ -6,7 +6,7 @@ public struct GatewayEvent: Sendable, Equatable {
         case channelAdded = "channel-added", channelUpdated = "channel-updated", channelRemoved = "channel-removed"
         case captureUp = "capture-up", captureDown = "capture-down", groupRejoined = "group-rejoined"
         case serviceUp = "service-up", serviceDown = "service-down", inVenue = "in-venue", outOfVenue = "out-of-venue"
-        case faultInjected = "fault-injected"
+        case faultInjected = "fault-injected", ledsAvailable = "leds-available"
 
         /// journald MESSAGE_ID (128-bit, lowercase hex without dashes, per sd-id128(3)).
         public var messageID: String {
@@ -27,6 +27,7 @@ public struct GatewayEvent: Sendable, Equatable {
             case .inVenue: "b6cb9ba5527f4f49b5372a69b8c3ed44"
             case .outOfVenue: "d8195647d1374227a801b1b3d723c00b"
             case .faultInjected: "810f20dde8d640878b712669f2dcc8c5"
+            case .ledsAvailable: "34afe8781efd4522af162bfc4ea5f2e9"
             }
         }
 
@@ -34,7 +35,7 @@ public struct GatewayEvent: Sendable, Equatable {
         public var priority: Int {
             switch self {
             case .ready, .stopping, .reloaded, .channelAdded, .channelRemoved, .captureUp, .groupRejoined, .serviceUp, .inVenue,
-                 .outOfVenue: 5
+                 .outOfVenue, .ledsAvailable: 5
             case .channelUpdated: 6
             case .ledsUnavailable, .captureDown, .serviceDown: 4
             case .configRejected, .faultInjected: 3

@@ -59,7 +59,7 @@ final class Daemon {
         // The LEDs and the service state first: the lamp test runs while the rest starts.
         let (held, unavailable) = openLEDs()
         let inputs = HealthInputs(config: config, ingest: snapshot, gateway: gateway)
-        let health = HealthLoop(config: config, leds: leds, events: events,
+        let health = HealthLoop(config: config, board: board, leds: leds, events: events,
                                 observe: { inputs.observation($0, now: $1) }, traffic: { inputs.packetCount() })
         health.start()
         self.health = health

@@ -17,6 +17,9 @@ final class HealthLoop: @unchecked Sendable {
         var levels = LEDLevels()
         var locateRemaining = 0.0
         var heartbeat: Int64 = 0
+        /// Logical LEDs whose lines are held, and the chips that could not be used (with why).
+        var held: [String] = []
+        var unavailable: [String] = []
     }
 
     private let lock = Mutex()
@@ -39,10 +42,11 @@ final class HealthLoop: @unchecked Sendable {
 
     /// `observe` gathers inputs on the loop thread (ingest snapshot, Wi-Fi, channel counters);
     /// `traffic` is a packet counter polled every 100 ms for the activity LED.
-    init(config: GatewayConfig, leds: StatusLEDs?, events: EventLog, tickMilliseconds: Int = 25, evaluateMilliseconds: Int = 500,
+    init(config: GatewayConfig, board: BoardDescription?, leds: StatusLEDs?, events: EventLog, tickMilliseconds: Int = 25,
+         evaluateMilliseconds: Int = 500,
          observe: @escaping (HealthObservation.Lifecycle, Int64) -> HealthObservation, traffic: @escaping () -> Int) {
         monitor = HealthMonitor(config: config.health, venueAccessPoints: config.network.wifiApInfo)
-        pattern = LEDPattern(hasFaultLED: leds?.names.contains("fault") ?? true)
+        pattern = LEDPattern(hasFaultLED: board.map { $0.leds["fault"] != nil } ?? true)
         self.leds = leds
         self.events = events
         self.observe = observe
@@ -57,7 +61,12 @@ final class HealthLoop: @unchecked Sendable {
     /// does not eat into it).
     func start() {
         lampTest()
-        lock.withLock { published.heartbeat = monotonicNanoseconds() }
+        let held = leds?.names ?? [], unavailable = leds?.unavailable.map(\.error) ?? []
+        lock.withLock {
+            published.heartbeat = monotonicNanoseconds()
+            published.held = held
+            published.unavailable = unavailable
+        }
         let worker = Worker { [self] in run() }
         self.worker = worker
         worker.start()
@@ -94,7 +103,7 @@ final class HealthLoop: @unchecked Sendable {
     // MARK: Loop thread
 
     private func run() {
-        var nextEvaluation: Int64 = 0, nextTrafficPoll: Int64 = 0
+        var nextEvaluation: Int64 = 0, nextTrafficPoll: Int64 = 0, nextRetry: Int64 = 0
         while true {
             let now = monotonicNanoseconds()
             let (done, pending) = lock.withLock { () -> (Bool, [(LEDPattern, Int64) -> LEDPattern]) in
@@ -114,6 +123,10 @@ final class HealthLoop: @unchecked Sendable {
                 lastTraffic = count
                 nextTrafficPoll = now + 100_000_000
             }
+            if let leds, !leds.unavailable.isEmpty, now >= nextRetry {
+                retry(leds)
+                nextRetry = now + retryNanoseconds
+            }
             drive(now: now)
             var pause = timespec(tv_sec: 0, tv_nsec: Int(tickNanoseconds))
             nanosleep(&pause, nil)
@@ -129,6 +142,23 @@ final class HealthLoop: @unchecked Sendable {
             published.since = since
             published.quality = quality
         }
+    }
+
+    /// Chips unavailable at start (udev not done, another holder) are tried again every 5 s.
+    private let retryNanoseconds: Int64 = 5_000_000_000
+
+    private func retry(_ leds: StatusLEDs) {
+        let opened = leds.retry()
+        guard !opened.isEmpty else { return }
+        written = nil
+        let held = leds.names, unavailable = leds.unavailable.map(\.error)
+        lock.withLock {
+            published.held = held
+            published.unavailable = unavailable
+        }
+        events.record(GatewayEvent(.ledsAvailable, "status LEDs \(opened.joined(separator: ", ")) held after a retry"
+                                   + (unavailable.isEmpty ? "" : "; still unavailable: \(unavailable.joined(separator: "; "))"),
+                                   fields: [("LEDS", opened.joined(separator: ","))]))
     }
 
     private func drive(now: Int64) {

@@ -7,7 +7,8 @@ import HTTPServer
 struct HealthRoutes: Sendable {
     let health: HealthLoop?
     let board: BoardDescription?
-    /// Logical LEDs whose lines are held, and chips that could not be used.
+    /// Logical LEDs whose lines are held, and chips that could not be used, when there is no
+    /// health thread (which publishes the current lists, retries included).
     let held: [String]
     let unavailable: [String]
     /// Set only when the daemon runs with GRANDSTAND_DEBUG_FAULTS=1.
@@ -46,6 +47,7 @@ struct HealthRoutes: Sendable {
     /// The board's LEDs with their lines and current levels, the pattern and the service state.
     func ledsJSON() -> JSONValue {
         let snapshot = health?.snapshot
+        let held = snapshot?.held ?? self.held, unavailable = snapshot?.unavailable ?? self.unavailable
         let leds = (board?.leds ?? [:]).sorted { $0.key < $1.key }.map { name, line -> JSONValue in
             .object([("name", .string(name)), ("chip", .string(line.chip)), ("line", .number(Double(line.line))),
                      ("activeLow", .bool(line.activeLow)), ("held", .bool(held.contains(name))),

@@ -21,7 +21,7 @@ struct StatusReport: Sendable {
             ("board", board.map(JSONValue.string) ?? .null),
             ("uptimeSeconds", .number(Double(now - startedAt))),
             ("listeners", .object([("fan", .string(fan.description)), ("management", .string(management.description))])),
-            ("leds", .array(leds.map(JSONValue.string))),
+            ("leds", .array((health?.snapshot.held ?? leds).map(JSONValue.string))),
         ]
         if let snapshot = health?.snapshot { members.append(("service", Self.serviceJSON(snapshot))) }
         return .object(members)

@@ -177,7 +177,16 @@ def ready_journal(ctx):
 def led_lines_held(ctx):
     """The daemon holds the board's LED lines as outputs, and the service LED shows the state the
     management API reports: lit when up, dark when down (the fault LED blinks the code then)."""
-    lines = ctx.led_lines()
+    # A slow boot can start the daemon before udev gives the chip to group gpio: it retries
+    # every 5 s, so wait for the lines rather than fail on the first look.
+    deadline = time.monotonic() + 40
+    while True:
+        lines = ctx.led_lines()
+        if all(lines.get(ctx.led_key(n), ("",))[0] == "grandstand" for n in ctx.board["leds"]):
+            break
+        if time.monotonic() > deadline:
+            break
+        time.sleep(2)
     leds = ctx.board["leds"]
     for name in leds:
         key = ctx.led_key(name)
@@ -293,35 +302,44 @@ def led_lit(ctx, lines, led):
     return (entry[1] == "out hi") != ctx.board["leds"][led]["activeLow"]
 
 
-def sample_leds(ctx, seconds, before=""):
-    """[(guest uptime s, {led: lit|None})] read from debugfs about every 40 ms for `seconds`,
-    in one guest command (shell builtins only, so TCG's slow forks do not stretch the period).
-    `before` runs first in the same command (e.g. a restart)."""
-    # /proc/uptime has two decimals: "${x%.*}${x#*.}" is centiseconds without a fork.
-    script = (f"{before}\nread start _ < /proc/uptime; end=$((${{start%.*}}${{start#*.}} + {int(seconds * 100)}))\n"
-              "while :; do read now _ < /proc/uptime; [ $((${now%.*}${now#*.})) -ge $end ] && break; "
-              "echo \"@T $now\"; while IFS= read -r row; do echo \"$row\"; done < /sys/kernel/debug/gpio; "
-              "sleep 0.04; done")
-    output = ctx.run(script, timeout=seconds + 60).output
-    samples = []
-    for chunk in output.split("@T ")[1:]:
-        stamp, _, text = chunk.partition("\n")
-        lines = parse_debugfs_gpio(text)
-        samples.append((float(stamp), {led: led_lit(ctx, lines, led) for led in ctx.board["leds"]}))
-    expect(len(samples) >= seconds * 5, f"only {len(samples)} LED samples in {seconds} s")
-    return samples
+def trace_leds(ctx, seconds, before=""):
+    """What the LED lines did for `seconds`: ({led: lit|None} read back from debugfs at the start,
+    [(kernel time, led, lit)] for every level the kernel drove onto them, from the gpio:gpio_value
+    tracepoint). Exact timing even when TCG makes polling slow. `before` runs once tracing is on."""
+    script = (f"T=/sys/kernel/tracing; [ -e $T/events/gpio/gpio_value/enable ] || T=/sys/kernel/debug/tracing\n"
+              "echo 0 > $T/tracing_on; echo > $T/trace; echo 1 > $T/events/gpio/gpio_value/enable; echo 1 > $T/tracing_on\n"
+              f"echo @GPIO; cat /sys/kernel/debug/gpio; echo @BEFORE\n{before}\nsleep {seconds}\n"
+              "echo 0 > $T/tracing_on; echo 0 > $T/events/gpio/gpio_value/enable; echo @TRACE; cat $T/trace")
+    output = ctx.run(script, timeout=seconds + 90).output
+    expect("@TRACE" in output, f"tracing the GPIO lines failed:\n{output[-2000:]}")
+    gpio_text = output.split("@GPIO", 1)[1].split("@BEFORE", 1)[0]
+    bases = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(gpiochip\d+): GPIOs (\d+)-", gpio_text, re.M)}
+    lines = parse_debugfs_gpio(gpio_text)
+    initial = {led: led_lit(ctx, lines, led) for led in ctx.board["leds"]}
+    by_number = {bases[spec["chip"]] + spec["line"]: led for led, spec in ctx.board["leds"].items() if spec["chip"] in bases}
+    events = []
+    for m in re.finditer(r"\s(\d+\.\d+): gpio_value: (\d+) set (\d+)", output.split("@TRACE", 1)[1]):
+        led = by_number.get(int(m.group(2)))
+        if led:
+            events.append((float(m.group(1)), led, (m.group(3) != "0") != ctx.board["leds"][led]["activeLow"]))
+    return initial, events
 
 
-def rising_edges(samples, led):
-    edges, previous = [], None
-    for t, levels in samples:
-        if levels[led] and previous is False:
-            edges.append(t)
-        previous = levels[led]
-    return edges
+def timeline(initial, events, led):
+    """[(time, lit)] level changes of one LED (repeated writes of the same level dropped)."""
+    changes, level = [], initial.get(led)
+    for t, name, lit in events:
+        if name == led and lit != level:
+            changes.append((t, lit))
+            level = lit
+    return changes
 
 
-def bursts(edges, gap=1.2):
+def rising_edges(initial, events, led):
+    return [t for t, lit in timeline(initial, events, led) if lit]
+
+
+def bursts(edges, gap=1.0):
     """Edge times grouped into bursts separated by more than `gap` seconds."""
     groups = []
     for t in edges:
@@ -343,58 +361,61 @@ def restart_and_track(ctx, before=""):
 @check("led-lamp-test")
 def led_lamp_test(ctx):
     """At start every LED is lit for about a second (lamp test), then the state pattern follows."""
-    samples = sample_leds(ctx, 12, before=f"systemctl restart --no-block {SERVICE}")
-    props = ctx.service("ActiveState", "MainPID")
-    ctx.facts["pid"] = props["MainPID"]
-    # Runs of samples with every LED held and lit.
-    runs, current = [], []
-    for t, levels in samples:
-        if all(levels[led] for led in levels):
-            current.append(t)
-        elif current:
-            runs.append(current)
-            current = []
-    if current:
-        runs.append(current)
-    expect(runs, f"no sample with every LED lit in 12 s after the restart:\n{ctx.unit_log()}")
-    lamp = runs[0]
-    length = lamp[-1] - lamp[0]
-    expect(0.4 <= length <= 1.8, f"lamp test lasted {length:.2f} s (samples {len(lamp)}), expected ~1 s")
-    after = [levels for t, levels in samples if t > lamp[-1] + 0.3]
-    expect(after and not any(all(l.values()) for l in after), "LEDs still all lit after the lamp test")
+    initial, events = trace_leds(ctx, 12, before=f"systemctl restart --no-block {SERVICE}")
+    ctx.facts["pid"] = ctx.service("MainPID")["MainPID"]
+    # Levels replayed from the restart on (the old process darkens everything when it stops).
+    level = {led: False for led in ctx.board["leds"]}
+    lamp_on = lamp_off = None
+    for t, led, lit in events:
+        level[led] = lit
+        if lamp_on is None and all(level.values()):
+            lamp_on = t
+        elif lamp_on is not None and not all(level.values()):
+            lamp_off = t
+            break
+    expect(lamp_on is not None, f"no moment with every LED lit in 12 s after the restart ({len(events)} line writes):\n"
+                                f"{ctx.unit_log()}")
+    expect(lamp_off is not None, "the LEDs stayed all lit (lamp test never ended)")
+    expect(0.8 <= lamp_off - lamp_on <= 2.0, f"lamp test lasted {lamp_off - lamp_on:.2f} s, expected ~1 s")
+    ctx.facts["lamp-test-seconds"] = round(lamp_off - lamp_on, 2)
 
 
 @check("led-blink-code")
 def led_blink_code(ctx):
     """Down (the VM has no channels and no wlan0): service dark, the fault LED blinks the code of
-    the first reason (N blinks, pause), as GET /api/v1/leds reports."""
+    the first reason (N blinks of 250 ms, pause), as GET /api/v1/leds reports."""
     service = wait_service(ctx, lambda s: s["state"] == "down" and "not-running" not in s["reasons"], 30, "down")
     status, body = mgmt(ctx, "GET", "/api/v1/leds")
     expect(status == 200, f"GET /api/v1/leds: HTTP {status} {body}")
     pattern = json.loads(body)["pattern"]
     expect(pattern.startswith("blink-code-"), f"pattern {pattern!r} while down ({service})")
     blinks = int(pattern.rsplit("-", 1)[1])
-    samples = sample_leds(ctx, 2.5 + 2 * (blinks * 0.5 + 1.5))
-    expect(not any(levels["service"] for _, levels in samples), "service LED lit while down")
-    groups = bursts(rising_edges(samples, "fault"))
+    initial, events = trace_leds(ctx, 2.5 + 2 * (blinks * 0.5 + 1.5))
+    expect(initial["service"] is False and not rising_edges(initial, events, "service"), "service LED lit while down")
+    fault = timeline(initial, events, "fault")
+    groups = bursts([t for t, lit in fault if lit])
     complete = groups[1:-1] if len(groups) > 2 else []
     expect(complete, f"no complete blink burst on the fault LED: {groups}")
     expect(all(len(g) == blinks for g in complete),
            f"bursts of {[len(g) for g in complete]} blinks, expected {blinks} ({service['reasons']})")
+    on_times = [b[0] - a[0] for a, b in zip(fault, fault[1:]) if a[1] and not b[1]]
+    expect(on_times and all(0.15 <= d <= 0.5 for d in on_times), f"blinks lit for {on_times} s, expected 0.25 s")
     ctx.facts["blink-code"] = blinks
 
 
 @check("led-locate")
 def led_locate(ctx):
-    """POST /api/v1/leds/locate?seconds=4 blinks every LED at 4 Hz, then the state pattern returns."""
-    status, body = mgmt(ctx, "POST", "/api/v1/leds/locate?seconds=4")
+    """POST /api/v1/leds/locate blinks every LED together at 4 Hz, then the state pattern returns."""
+    status, body = mgmt(ctx, "POST", "/api/v1/leds/locate?seconds=6")
     expect(status == 200, f"locate: HTTP {status} {body}")
-    samples = sample_leds(ctx, 3)
-    for led in ctx.board["leds"]:
-        edges = rising_edges(samples, led)
-        expect(len(edges) >= 5, f"{led} LED blinked {len(edges)} times in 3 s of locate, expected ~12")
-    expect(any(all(levels.values()) for _, levels in samples), "LEDs never lit together during locate")
-    time.sleep(2)
+    initial, events = trace_leds(ctx, 3)
+    edges = {led: rising_edges(initial, events, led) for led in ctx.board["leds"]}
+    for led, times in edges.items():
+        expect(len(times) >= 8, f"{led} LED blinked {len(times)} times in 3 s of locate, expected ~12")
+    service = edges["service"]
+    for led, times in edges.items():
+        expect(all(min(abs(t - s) for s in service) < 0.05 for t in times), f"{led} LED does not blink with service")
+    time.sleep(4)
     status, body = mgmt(ctx, "GET", "/api/v1/leds")
     expect(json.loads(body)["pattern"] == f"blink-code-{ctx.fact('blink-code')}", f"after locate: {body}")
 
@@ -412,9 +433,10 @@ def led_steady_up(ctx):
     text = json.dumps(config).replace("'", "'\\''")
     restart_and_track(ctx, before=f"printf '%s\\n' '{text}' > {CONFIG}")
     wait_service(ctx, lambda s: s["state"] == "up", 40, "service up")
-    samples = sample_leds(ctx, 3)
-    expect(all(levels["service"] for _, levels in samples), "service LED not steadily lit while up")
-    expect(not any(levels["fault"] for _, levels in samples), "fault LED lit while up")
+    initial, events = trace_leds(ctx, 3)
+    expect(initial["service"] is True and not timeline(initial, events, "service"),
+           f"service LED not steadily lit while up: {initial}, {timeline(initial, events, 'service')}")
+    expect(initial["fault"] is False and not rising_edges(initial, events, "fault"), "fault LED lit while up")
     entries = [e for e in ctx.journal(SERVICE_UP_ID, wait=5) if e.get("_PID") == ctx.fact("pid")]
     expect(entries and entries[-1].get("GRANDSTAND_REASONS") == "none",
            f"no service-up entry (MESSAGE_ID={SERVICE_UP_ID}) from PID {ctx.fact('pid')}: {entries[-1:]}")
@@ -445,8 +467,9 @@ def watchdog_restart(ctx):
     faults = [e for e in ctx.journal(FAULT_ID) if e.get("_PID") == old_pid]
     expect(faults, f"no fault-injected entry from PID {old_pid}")
     wait_service(ctx, lambda s: s["state"] == "up", 40, "service up after the restart")
-    samples = sample_leds(ctx, 2)
-    expect(all(levels["service"] for _, levels in samples), "service LED not lit after the watchdog restart")
+    initial, events = trace_leds(ctx, 2)
+    expect(initial["service"] is True and not timeline(initial, events, "service"),
+           "service LED not steadily lit after the watchdog restart")
 
 
 @check("health-restore")
