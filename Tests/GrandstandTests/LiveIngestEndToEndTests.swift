@@ -62,13 +62,13 @@ import Testing
         #expect(Set(sapJoined).isSuperset(of: ["224.2.127.254", "239.255.255.255"]), "\(sapJoined)")
 
         let sample = SendEndToEndTests.sample
-        // Media starts 3 s after the first announcement (--lead-in): the capture filter admits a
+        // Media starts 8 s after the first announcement (--lead-in): the capture filter admits a
         // channel's group only once its announcement is processed, which on a loaded emulated
-        // machine can take longer than the default half second.
+        // machine (TCG, a debug build, other VMs) has taken 4 s.
         let send = try Child(["ip", "netns", "exec", namespace.name, SendEndToEndTests.binary, "send", "--interface", "gsv0",
                               "--sap-interval", "0.5", "--license", "Test Arena/Test Owner/Test App",
                               "--video", "Bowl Cam=\(sample)@239.255.47.1:47000", "--data", "Scores@239.255.47.2:47002",
-                              "--data-interval", "0.2", "--drop-pattern", "every:10", "--duration", "5", "--lead-in", "3"])
+                              "--data-interval", "0.2", "--drop-pattern", "every:10", "--duration", "10", "--lead-in", "8"])
         // While it sends: both channels listed and their groups joined on the capture side.
         var joined: Set<String> = []
         try waitFor("both channels and their joins") {
