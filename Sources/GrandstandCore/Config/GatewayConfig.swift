@@ -44,6 +44,7 @@ public struct GatewayConfig: Sendable, Equatable {
     public var streamers = Streamers()
     public var channels: [StaticChannel] = []
     public var discovery = Discovery()
+    public var hls = HLS()
 }
 
 /// A numeric listen address `host:port` (`[v6]:port` for IPv6).

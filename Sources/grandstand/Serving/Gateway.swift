@@ -23,6 +23,20 @@ final class Gateway: @unchecked Sendable {
         var keepRemovedNanoseconds: Int64 = 30_000_000_000
         var dataRingSize = 32
         var thumbnailIntervalNanoseconds: Int64 = 3_000_000_000
+        /// Decode each video channel for its health counters (`hls.videoHealth`).
+        var videoHealth = true
+        /// TS bytes queued per channel for the health check before input is skipped.
+        var healthQueueBytes = 1 << 20
+
+        init() {}
+
+        /// From the configuration's `hls` section.
+        init(hls: GatewayConfig.HLS) {
+            segmenter = hls.segmenter
+            window = hls.window
+            keepRemovedNanoseconds = Int64(hls.rewindWindowSeconds * 1e9)
+            videoHealth = hls.videoHealth
+        }
     }
 
     let settings: Settings
@@ -61,7 +75,7 @@ final class Gateway: @unchecked Sendable {
 
     private func apply(_ changes: [ChannelChange]) {
         let now = realtimeNanoseconds()
-        var finished: [VideoChannel] = []
+        var finished: [VideoChannel] = [], replaced: [VideoChannel] = []
         lock.withLock {
             for change in changes {
                 let channel = change.channel
@@ -72,8 +86,9 @@ final class Gateway: @unchecked Sendable {
                     switch channel.kind {
                     case .video:
                         if video[channel.id]?.removedAtNanoseconds != nil || video[channel.id] == nil {
-                            if let old = video[channel.id] { finished.append(old) }
-                            video[channel.id] = VideoChannel(id: channel.id, segmenter: settings.segmenter, window: settings.window)
+                            if let old = video[channel.id] { finished.append(old); replaced.append(old) }
+                            video[channel.id] = VideoChannel(id: channel.id, segmenter: settings.segmenter, window: settings.window,
+                                                             healthQueueBytes: settings.videoHealth ? settings.healthQueueBytes : nil)
                         }
                     case .data:
                         if data[channel.id] == nil { data[channel.id] = [] }
@@ -87,6 +102,7 @@ final class Gateway: @unchecked Sendable {
             }
         }
         for channel in finished { channel.finish(at: now) }
+        for channel in replaced { channel.stopHealth() }
     }
 
     func videoChannel(_ id: String) -> VideoChannel? { lock.withLock { video[id] } }
@@ -111,7 +127,10 @@ final class Gateway: @unchecked Sendable {
         lock.withLock { stopping = true }
         worker?.join()
         worker = nil
-        for channel in videoChannels { channel.releaseAll() }
+        for channel in videoChannels {
+            channel.releaseAll()
+            channel.stopHealth()
+        }
     }
 
     private func run() {
@@ -135,6 +154,9 @@ final class Gateway: @unchecked Sendable {
             for channel in old { video[channel.id] = nil }
             return old
         }
-        for channel in dropped { channel.releaseAll() }
+        for channel in dropped {
+            channel.releaseAll()
+            channel.stopHealth()
+        }
     }
 }

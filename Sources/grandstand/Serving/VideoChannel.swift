@@ -24,16 +24,25 @@ final class VideoChannel: @unchecked Sendable {
     private var lastPacketNanoseconds: Int64?
     private var thumbnail: [UInt8]?
     private var thumbnailSegment = -1
+    /// Decode health on its own thread (nil when `hls.videoHealth` is off); has its own lock.
+    private let health: VideoHealthWorker?
 
     init(id: String, segmenter: SegmenterConfiguration = SegmenterConfiguration(),
-         window: WindowConfiguration = WindowConfiguration()) {
+         window: WindowConfiguration = WindowConfiguration(), healthQueueBytes: Int? = nil) {
         self.id = id
         packager = HLSPackager(segmenter: segmenter, window: window, keyframeDetector: ParserKeyframeDetector())
+        health = healthQueueBytes.map { VideoHealthWorker(capacityBytes: $0) }
     }
+
+    deinit { health?.stop() }
+
+    /// Stops the health thread (the channel is dropped or the gateway stops).
+    func stopHealth() { health?.stop() }
 
     // MARK: Input (capture thread)
 
     func ingest(_ packets: ArraySlice<UInt8>, timestampNanoseconds: Int64) {
+        health?.submit(packets)
         let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
             lastPacketNanoseconds = timestampNanoseconds
             let update = packager.ingest(packets, timestampNanoseconds: timestampNanoseconds)
@@ -43,6 +52,7 @@ final class VideoChannel: @unchecked Sendable {
     }
 
     func gap(lostPackets: Int, timestampNanoseconds: Int64) {
+        health?.gap()
         let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
             let update = packager.gap(lostPackets: lostPackets, timestampNanoseconds: timestampNanoseconds)
             return update.isEmpty ? [] : resolveLocked()
@@ -55,6 +65,7 @@ final class VideoChannel: @unchecked Sendable {
         let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
             guard removedAtNanoseconds == nil else { return [] }
             removedAtNanoseconds = now
+            health?.finish()
             _ = packager.finish()
             return resolveLocked()
         }
@@ -199,12 +210,13 @@ final class VideoChannel: @unchecked Sendable {
     }
 
     var summary: Summary {
-        lock.withLock {
+        let healthStatistics = health?.statistics ?? []
+        return lock.withLock {
             Summary(live: removedAtNanoseconds == nil && !packager.window.completeSegments.isEmpty,
                     segments: packager.window.completeSegments.count, bytesHeld: packager.window.bytes,
                     lastPacketNanoseconds: lastPacketNanoseconds, hasThumbnail: thumbnail != nil,
                     bitsPerSecond: bitRateLocked(),
-                    statistics: packager.statistics + [("hls_blocked_requests", Int64(blocked.count))])
+                    statistics: packager.statistics + [("hls_blocked_requests", Int64(blocked.count))] + healthStatistics)
         }
     }
 }
