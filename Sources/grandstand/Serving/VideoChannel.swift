@@ -190,6 +190,9 @@ final class VideoChannel: @unchecked Sendable {
 
     var thumbnailJPEG: [UInt8]? { lock.withLock { thumbnail } }
 
+    /// Durations (90 kHz) of the complete segments held, oldest first.
+    var completeSegmentDurations: [Int64] { lock.withLock { packager.window.completeSegments.map(\.durationTicks) } }
+
     struct Summary {
         var live: Bool
         var segments: Int
