@@ -50,6 +50,20 @@ final class Gateway: @unchecked Sendable {
 
     init(settings: Settings = Settings()) {
         self.settings = settings
+        Self.boundMallocRetention()
+    }
+
+    /// glibc malloc policy for a process that keeps ~20 MB of segments per channel and frees
+    /// one every couple of seconds (docs/performance.md, HLS memory): a fixed mmap threshold, so
+    /// segment buffers are mapped and unmapped (returned to the kernel when evicted) instead of
+    /// raising the dynamic threshold and fragmenting the heap; and at most two arenas, so the
+    /// capture, HTTP and health threads do not each keep their own free memory. Process-wide,
+    /// set once before the threads start; `trimMalloc` returns freed heap pages periodically.
+    static func boundMallocRetention() {
+        #if canImport(Glibc)
+        _ = glibcMallopt(-3, 256 << 10)   // M_MMAP_THRESHOLD
+        _ = glibcMallopt(-8, 2)           // M_ARENA_MAX
+        #endif
     }
 
     // MARK: Ingest sink (capture thread)
@@ -141,6 +155,9 @@ final class Gateway: @unchecked Sendable {
             if now >= nextThumbnails {
                 for channel in videoChannels { thumbnails.refresh(channel) }
                 dropExpired(now: now)
+                #if canImport(Glibc)
+                _ = glibcMallocTrim(0)   // freed segments, parts and responses back to the kernel
+                #endif
                 nextThumbnails = realtimeNanoseconds() + settings.thumbnailIntervalNanoseconds
             }
             var pause = timespec(tv_sec: 0, tv_nsec: 50_000_000)
@@ -160,3 +177,14 @@ final class Gateway: @unchecked Sendable {
         }
     }
 }
+
+#if canImport(Glibc)
+/// glibc's `mallopt(3)` (malloc.h is not in Swift's Glibc module); parameters by number.
+@_silgen_name("mallopt")
+func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
+
+/// glibc's `malloc_trim(3)`: releases free heap
+/// memory of every arena to the kernel; returns 1 when some was released.
+@_silgen_name("malloc_trim")
+func glibcMallocTrim(_ pad: Int) -> Int32
+#endif

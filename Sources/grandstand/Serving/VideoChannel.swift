@@ -24,6 +24,10 @@ final class VideoChannel: @unchecked Sendable {
     private var lastPacketNanoseconds: Int64?
     private var thumbnail: [UInt8]?
     private var thumbnailSegment = -1
+    /// Arrival of the first packet of the part being received (the datagram that completed the
+    /// previous part carries it), and how late parts were listed.
+    private var partArrivalNanoseconds: Int64?
+    private var publishLatency = PublishLatency()
     /// Decode health on its own thread (nil when `hls.videoHealth` is off); has its own lock.
     private let health: VideoHealthWorker?
 
@@ -46,6 +50,7 @@ final class VideoChannel: @unchecked Sendable {
         let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
             lastPacketNanoseconds = timestampNanoseconds
             let update = packager.ingest(packets, timestampNanoseconds: timestampNanoseconds)
+            if !update.partsPublished.isEmpty { recordPublishedLocked(update.partsPublished, arrival: timestampNanoseconds) }
             return update.isEmpty ? [] : resolveLocked()
         }
         for (responder, response) in ready { responder.respond(response) }
@@ -54,10 +59,25 @@ final class VideoChannel: @unchecked Sendable {
     func gap(lostPackets: Int, timestampNanoseconds: Int64) {
         health?.gap()
         let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
+            partArrivalNanoseconds = nil   // nothing is listed until the next keyframe
             let update = packager.gap(lostPackets: lostPackets, timestampNanoseconds: timestampNanoseconds)
             return update.isEmpty ? [] : resolveLocked()
         }
         for (responder, response) in ready { responder.respond(response) }
+    }
+
+    /// Times the parts just published against their first packet's arrival. Caller holds the lock.
+    private func recordPublishedLocked(_ parts: [HLSPackager.PartName], arrival: Int64) {
+        let now = realtimeNanoseconds()
+        if let first = partArrivalNanoseconds {
+            for name in parts {
+                guard let part = packager.window.segments.last(where: { $0.mediaSequence == name.mediaSequence })?
+                    .parts.first(where: { $0.index == name.index }) else { continue }
+                publishLatency.record(publishedNanoseconds: now, firstArrivalNanoseconds: first,
+                                      durationNanoseconds: MediaClock.nanoseconds(ticks: part.durationTicks))
+            }
+        }
+        partArrivalNanoseconds = arrival
     }
 
     /// The channel left the list: complete the last segment and end the playlists.
@@ -219,7 +239,8 @@ final class VideoChannel: @unchecked Sendable {
                     segments: packager.window.completeSegments.count, bytesHeld: packager.window.bytes,
                     lastPacketNanoseconds: lastPacketNanoseconds, hasThumbnail: thumbnail != nil,
                     bitsPerSecond: bitRateLocked(),
-                    statistics: packager.statistics + [("hls_blocked_requests", Int64(blocked.count))] + healthStatistics)
+                    statistics: packager.statistics + [("hls_blocked_requests", Int64(blocked.count))] + publishLatency.statistics
+                        + healthStatistics)
         }
     }
 }
