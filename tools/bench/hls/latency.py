@@ -15,13 +15,19 @@ for the "player" figure.
 import re
 import sys
 import time
+import urllib.error
 import urllib.request
 from datetime import datetime
 
 
-def get(url):
-    with urllib.request.urlopen(url, timeout=30) as response:
-        return response.read()
+def get(url, missing_ok=False):
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.read()
+    except urllib.error.HTTPError as error:
+        if missing_ok and error.code == 404:
+            return None   # a hinted part its segment ended without: reload the playlist
+        raise SystemExit(f"GET {url}: {error}")
 
 
 def parse(text):
@@ -57,14 +63,16 @@ def main():
     prefix = f"{base}/channels/{channel}/"
     after_end, glass = [], []
     _, hint, hold = parse(get(prefix + "live.m3u8").decode())
-    get(prefix + hint) if hint else None      # start on a part boundary
+    get(prefix + hint, missing_ok=True) if hint else None      # start on a part boundary
     _, hint, hold = parse(get(prefix + "live.m3u8").decode())
     while len(after_end) < count:
         if hint is None:
             time.sleep(0.05)
             _, hint, hold = parse(get(prefix + "live.m3u8").decode())
             continue
-        get(prefix + hint)                     # held until published
+        if get(prefix + hint, missing_ok=True) is None:   # held until published
+            _, hint, hold = parse(get(prefix + "live.m3u8").decode())
+            continue
         at = time.time()
         parts, next_hint, hold = parse(get(prefix + "live.m3u8").decode())
         if hint in parts:
