@@ -26,7 +26,7 @@ extension GatewayConfig {
 
     static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> GatewayConfig? {
         guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board",
-                                                                         "streamers", "channels", "discovery", "hls"]) else {
+                                                                         "streamers", "channels", "discovery", "fec", "hls"]) else {
             return nil
         }
         let license = decodeLicense(root, &reader)
@@ -58,10 +58,14 @@ extension GatewayConfig {
         let streamers = decodeStreamers(root, &reader)
         let channels = decodeChannels(root, &reader)
         let discovery = decodeDiscovery(root, &reader)
+        let fec = decodeFECLimits(root, &reader)
         let hls = decodeHLS(root, &reader)
         guard let license, let token else { return nil }
-        return GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token, boardPath: board,
-                             streamers: streamers, channels: channels, discovery: discovery, hls: hls)
+        var config = GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token, boardPath: board,
+                                   streamers: streamers, channels: channels, discovery: discovery)
+        config.fec = fec
+        config.hls = hls
+        return config
     }
 
     private static func decodeLicense(_ root: JSONObjectView, _ reader: inout JSONReader) -> License? {

@@ -44,6 +44,9 @@ public struct GatewayConfig: Sendable, Equatable {
     public var streamers = Streamers()
     public var channels: [StaticChannel] = []
     public var discovery = Discovery()
+    /// FEC decoder limits (`fec` in the file; docs/fec.md).
+    public var fec = FECDecoderConfiguration()
+    /// HLS timing, the rewind window and the decode health check (`hls`; docs/hls.md).
     public var hls = HLS()
 }
 
