@@ -60,6 +60,15 @@ public final class VideoHealthMonitor {
 
     /// TS bytes (whole packets in any split).
     public func ingest(_ bytes: ArraySlice<UInt8>) {
+        // The pipeline hands whole packets: walk them in place unless a partial one is pending.
+        if aligner.pendingBytes == 0, bytes.count % TSPacket.size == 0, bytes.first == TSPacket.syncByte {
+            var offset = bytes.startIndex
+            while offset < bytes.endIndex {
+                handle(bytes[offset..<(offset + TSPacket.size)])
+                offset += TSPacket.size
+            }
+            return
+        }
         for packet in aligner.packets(bytes) { handle(packet) }
     }
 
@@ -98,6 +107,11 @@ public final class VideoHealthMonitor {
     // MARK: Transport stream
 
     private func handle(_ bytes: ArraySlice<UInt8>) {
+        // Most packets are audio, other PIDs or stuffing: look at the PID before parsing.
+        guard bytes.count == TSPacket.size else { return }
+        let start = bytes.startIndex
+        let rawPID = UInt16(bytes[start + 1] & 0x1F) << 8 | UInt16(bytes[start + 2])
+        guard rawPID == 0 || rawPID == tables.pmtPID || rawPID == video?.pid else { return }
         guard case .success(let packet) = TSPacket.parse(bytes) else { return }
         let pid = packet.pid
         if pid == 0 || pid == tables.pmtPID {
@@ -120,10 +134,16 @@ public final class VideoHealthMonitor {
         guard packet.hasPayload, !packet.payload.isEmpty else { return }
         if packet.payloadUnitStart {
             endPES()
-            pes = Array(packet.payload)
             pesDamaged = false
             pesLossBefore = pendingLoss
             pendingLoss = nil
+            // Not a PES start code: nothing to assemble until the next start (garbage costs no copy).
+            let payload = packet.payload, first = payload.startIndex
+            guard payload.count >= 3, payload[first] == 0, payload[first + 1] == 0, payload[first + 2] == 1 else {
+                if unit != nil { unit?.damaged = true }
+                return
+            }
+            pes = Array(payload)
         } else {
             pes?.append(contentsOf: packet.payload)
         }
@@ -183,7 +203,7 @@ public final class VideoHealthMonitor {
         serial += 1
         countMissing(before: unit.dts, loss: unit.lossBefore)
         if let waiting = resync {
-            guard !unit.damaged, keyframes.isKeyframe(unit.bytes[...], streamType: video.type) else {
+            guard !unit.damaged, isKeyframe(unit.bytes, video.type) else {
                 switch waiting {
                 case .start: counters.beforeFirstKeyframe += 1
                 case .damaged: counters.missingReference += 1
@@ -247,7 +267,21 @@ public final class VideoHealthMonitor {
         }
     }
 
+    /// IDR/IRAP by the core's NAL scan; libavcodec's parser only for H.264 access units with SEI
+    /// (a recovery point is an SEI message), so the common case costs no parser.
+    private func isKeyframe(_ bytes: [UInt8], _ type: StreamType) -> Bool {
+        let types = NALUnitKeyframeDetector.nalUnitTypes(bytes[...], hevc: type == .hevc)
+        if type == .hevc { return types.contains { (16...21).contains($0) } }
+        if types.contains(5) { return true }
+        return types.contains(6) && keyframes.isKeyframe(bytes[...], streamType: type)
+    }
+
     private func record(_ error: Error) {
-        lastError = error as? MediaCodecError ?? MediaCodecError(operation: "video health", code: -1, detail: "\(error)")
+        // Damaged input can fail every access unit: keep the first error of a kind, not a string per failure.
+        if let error = error as? MediaCodecError {
+            if lastError?.code != error.code || lastError?.operation != error.operation { lastError = error }
+        } else if lastError == nil {
+            lastError = MediaCodecError(operation: "video health", code: -1, detail: "\(error)")
+        }
     }
 }
