@@ -36,6 +36,7 @@ struct VideoPackets {
 
 /// Runs `ts` through a monitor in datagram-sized chunks (7 TS packets) and finishes it.
 func health(_ ts: [UInt8], chunk: Int = 7 * 188) -> VideoHealthMonitor {
+    MediaCodecLibrary.quietLogging()   // damaged input on purpose, as the daemon does
     let monitor = VideoHealthMonitor()
     var offset = 0
     while offset < ts.count {
@@ -104,6 +105,7 @@ func health(_ ts: [UInt8], chunk: Int = 7 * 188) -> VideoHealthMonitor {
         // Every packet from frame 60's first to frame 63's first: frames 60–62 (and audio) missing.
         let before = video.bytes(removing: Set(video.pesStarts[60]..<video.packets.count))
         let after = video.bytes(removing: Set(0..<video.pesStarts[63]))
+        MediaCodecLibrary.quietLogging()
         let lost = VideoHealthMonitor(), skipped = VideoHealthMonitor()
         lost.ingest(before[...]); lost.gap(); lost.ingest(after[...]); lost.finish()
         skipped.ingest(before[...]); skipped.skip(); skipped.ingest(after[...]); skipped.finish()
