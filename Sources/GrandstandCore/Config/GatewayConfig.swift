@@ -46,6 +46,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var discovery = Discovery()
     /// FEC decoder limits (`fec` in the file; docs/fec.md).
     public var fec = FECDecoderConfiguration()
+    /// Service-state thresholds and dwell (Health/HealthConfig.swift).
+    public var health = HealthConfig()
     /// HLS timing, the rewind window and the decode health check (`hls`; docs/hls.md).
     public var hls = HLS()
 }

@@ -2,6 +2,9 @@ import GrandstandCore
 import HTTPServer
 import MediaCodec
 import Systemd
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The running gateway: live ingest on the venue interface feeding the `Gateway` (HLS per video
 /// channel, data-channel rings), the fan and management listeners, and the status outputs,
@@ -18,6 +21,7 @@ final class Daemon {
     private(set) var managementServer: HTTPServer?
     private(set) var status: StatusReport?
     private(set) var leds: StatusLEDs?
+    private(set) var health: HealthLoop?
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
          ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil) {
@@ -50,58 +54,96 @@ final class Daemon {
         if let ingestSettings {
             live = try LiveIngest(settings: ingestSettings, events: events) { gateway.handle($0) }
         }
+        var snapshot: (@Sendable () -> IngestSnapshot)?
+        if let live { snapshot = { live.snapshot } }
+        // The LEDs and the service state first: the lamp test runs while the rest starts.
+        let (held, unavailable) = openLEDs()
+        let inputs = HealthInputs(config: config, ingest: snapshot, gateway: gateway)
+        let health = HealthLoop(config: config, board: board, leds: leds, events: events,
+                                observe: { inputs.observation($0, now: $1) }, traffic: { inputs.packetCount() })
+        health.start()
+        self.health = health
         // The listeners answer with the bound ports, so start them on a placeholder report first.
         let box = StatusBox()
-        let fan = try HTTPServer(fanConfiguration, deferring: { box.fan($0, $1) })
-        let management: HTTPServer
+        let fan: HTTPServer, management: HTTPServer
         do {
-            management = try HTTPServer(managementConfiguration) { box.management($0) }
+            fan = try HTTPServer(fanConfiguration, deferring: { box.fan($0, $1) })
+            do {
+                management = try HTTPServer(managementConfiguration) { box.management($0) }
+            } catch {
+                fan.stop()
+                throw error
+            }
         } catch {
-            fan.stop()
+            stopHealth()
             throw error
         }
-        let report = StatusReport(
+        var report = StatusReport(
             version: BuildInfo.current.version, board: board?.name, startedAt: StatusReport.monotonicSeconds(),
             fan: ListenAddress(host: fanAddress.host, port: fan.port),
             management: ListenAddress(host: managementAddress.host, port: management.port),
-            leds: openLEDs())
-        var snapshot: (@Sendable () -> IngestSnapshot)?
-        if let live { snapshot = { live.snapshot } }
-        box.install(fan: FanRoutes(status: report, gateway: gateway),
-                    management: ManagementRoutes(token: config.managementToken, status: report, gateway: gateway, ingest: snapshot))
+            leds: held)
+        report.health = health
+        let healthRoutes = HealthRoutes(health: health, board: board, held: held, unavailable: unavailable,
+                                        injectFault: Self.faultInjection(live: live, events: events))
+        var managementRoutes = ManagementRoutes(token: config.managementToken, status: report, gateway: gateway, ingest: snapshot)
+        managementRoutes.extra = { healthRoutes.handle($0) }
+        box.install(fan: FanRoutes(status: report, gateway: gateway), management: managementRoutes)
         fanServer = fan
         managementServer = management
         status = report
         gateway.start()
         live?.start()
         ingest = live
-        leds?.set("service", on: true)
+        health.setLifecycle(.running)
     }
 
-    /// Whether the capture loop is going round (always true without ingest): the watchdog's proof.
+    /// Whether the capture loop and the health thread are going round (the capture counts as
+    /// alive without ingest): the watchdog's proof.
     func isAlive(within nanoseconds: Int64 = 5_000_000_000) -> Bool {
-        ingest?.isAlive(within: nanoseconds) ?? true
+        (ingest?.isAlive(within: nanoseconds) ?? true) && (health?.isAlive(within: nanoseconds) ?? true)
     }
 
-    /// Requests the board's LED lines; reports chips it cannot use and returns the names held.
-    private func openLEDs() -> [String] {
-        guard let board, !board.leds.isEmpty else { return [] }
+    /// `hang-pipeline` when the environment has GRANDSTAND_DEBUG_FAULTS=1 (tests prove the
+    /// watchdog with it); nil — the route answers 403 — otherwise.
+    private static func faultInjection(live: LiveIngest?, events: EventLog) -> (@Sendable (String) -> Bool)? {
+        guard let flag = getenv("GRANDSTAND_DEBUG_FAULTS"), String(cString: flag) == "1" else { return nil }
+        return { name in
+            guard name == "hang-pipeline", let live else { return false }
+            events.record(GatewayEvent(.faultInjected, "fault injected: capture loop hung on purpose (watchdog test)",
+                                       fields: [("FAULT", name)]))
+            live.hang()
+            return true
+        }
+    }
+
+    private func stopHealth() {
+        health?.stop()
+        health = nil
+        leds?.release()
+        leds = nil
+    }
+
+    /// Requests the board's LED lines; reports chips it cannot use. Returns the names held and
+    /// the failures (each names its chip).
+    private func openLEDs() -> (held: [String], unavailable: [String]) {
+        guard let board, !board.leds.isEmpty else { return ([], []) }
         let panel = StatusLEDs(board: board)
         for failure in panel.unavailable {
             events.record(GatewayEvent(.ledsUnavailable, "status LEDs on \(failure.chip) unavailable: \(failure.error)",
                                        fields: [("CHIP", failure.chip)]))
         }
         leds = panel
-        return panel.names
+        return (panel.names, panel.unavailable.map(\.error))
     }
 
     /// Stops the capture, answers held requests, then closes the listeners.
     func stop() {
+        health?.setLifecycle(.stopping)
         ingest?.stop()
         ingest = nil
         gateway.stop()
-        leds?.release()
-        leds = nil
+        stopHealth()
         fanServer?.stop()
         managementServer?.stop()
         fanServer = nil

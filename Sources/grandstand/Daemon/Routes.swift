@@ -8,12 +8,15 @@ struct ManagementRoutes: Sendable {
     let gateway: Gateway
     /// The live ingest's picture (channels, stats), nil when the daemon runs without capture.
     let ingest: (@Sendable () -> IngestSnapshot)?
+    /// Routes other files add (HealthRoutes: LEDs, debug faults); nil answer = not theirs.
+    var extra: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         guard let authorization = request.header("Authorization"), constantTimeEquals(authorization, "Bearer \(token)") else {
             return HTTPResponse(status: 401, headers: [("WWW-Authenticate", "Bearer realm=\"grandstand\"")],
                                 body: Array("management token required\n".utf8))
         }
+        if let response = extra?(request) { return response }
         switch (request.method, request.path) {
         case ("GET", "/api/v1/status"), ("GET", "/api/v1/health"): return .json(statusJSON().encoded + "\n")
         case ("GET", "/api/v1/version"): return .json(BuildInfo.current.json.encoded + "\n")
