@@ -70,12 +70,15 @@ enum StreamCapture {
     }
 
     /// Replays `capture` (optionally with a configuration file) into a fresh directory.
-    static func replay(_ capture: String, config: String? = nil, into name: String) throws -> String {
+    /// `health: false` leaves the decode health check out when a test does not look at it.
+    static func replay(_ capture: String, config: String? = nil, health: Bool = true, into name: String) throws -> String {
         let out = ReplayTests.scratch(name)
         try? FileManager.default.removeItem(atPath: out)
         let gatewayConfig = try ReplayCommand.loadConfig(configPath: config, command: "replay")
+        var hls = gatewayConfig?.hls ?? GatewayConfig.HLS()
+        if !health { hls.videoHealth = false }
         _ = try Replay(capturePath: capture, outputDirectory: out, configuration: IngestConfiguration.product(gatewayConfig),
-                       hls: gatewayConfig?.hls ?? GatewayConfig.HLS()).run()
+                       hls: hls).run()
         return out
     }
 
@@ -119,7 +122,7 @@ enum StreamCapture {
         let capture = ReplayTests.scratch("framemd5.pcap")
         try StreamCapture.write(capture, ts: try ReplayTests.read(StreamCapture.sample))
         defer { try? FileManager.default.removeItem(atPath: capture) }
-        let out = try StreamCapture.replay(capture, into: "framemd5")
+        let out = try StreamCapture.replay(capture, health: false, into: "framemd5")
         defer { try? FileManager.default.removeItem(atPath: out) }
         let id = try StreamCapture.channelID(out)
         let folder = out + "/hls/" + id

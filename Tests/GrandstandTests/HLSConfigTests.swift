@@ -100,7 +100,7 @@ import TestSupport
             try? FileManager.default.removeItem(atPath: capture)
             try? FileManager.default.removeItem(atPath: config)
         }
-        let out = try StreamCapture.replay(capture, config: config, into: "hls-config")
+        let out = try StreamCapture.replay(capture, config: config, health: false, into: "hls-config")
         defer { try? FileManager.default.removeItem(atPath: out) }
         let id = try StreamCapture.channelID(out)
         let playlist = String(decoding: try ReplayTests.read("\(out)/hls/\(id)/index.m3u8"), as: UTF8.self)
