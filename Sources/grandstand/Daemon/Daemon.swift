@@ -24,12 +24,12 @@ final class Daemon {
     private(set) var health: HealthLoop?
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
-         ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings = Gateway.Settings()) {
+         ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil) {
         self.config = config
         self.board = board
         self.events = events
         self.ingestSettings = ingest
-        self.gateway = Gateway(settings: gateway)
+        self.gateway = Gateway(settings: gateway ?? Gateway.Settings(hls: config.hls))
     }
 
     /// The settings `grandstand run` uses: the config's interface and policy, FEC on ISA-L.

@@ -33,27 +33,43 @@ final class VideoChannel: @unchecked Sendable {
     private var mediaAnswerBytes = 0
     /// Distinguishes this packager's segments from an earlier one's of the same channel (ETags).
     private let instance = String(UInt64(realtimeNanoseconds()), radix: 36)
+    /// Arrival of the first packet of the part being received (the datagram that completed the
+    /// previous part carries it), and how late parts were listed.
+    private var partArrivalNanoseconds: Int64?
+    private var publishLatency = PublishLatency()
+    /// Decode health on its own thread (nil when `hls.videoHealth` is off); has its own lock.
+    private let health: VideoHealthWorker?
 
     init(id: String, segmenter: SegmenterConfiguration = SegmenterConfiguration(),
-         window: WindowConfiguration = WindowConfiguration()) {
+         window: WindowConfiguration = WindowConfiguration(), healthQueueBytes: Int? = nil) {
         self.id = id
         packager = HLSPackager(segmenter: segmenter, window: window, keyframeDetector: ParserKeyframeDetector())
+        health = healthQueueBytes.map { VideoHealthWorker(capacityBytes: $0) }
     }
+
+    deinit { health?.stop() }
+
+    /// Stops the health thread (the channel is dropped or the gateway stops).
+    func stopHealth() { health?.stop() }
 
     // MARK: Input (capture thread)
 
     func ingest(_ packets: ArraySlice<UInt8>, timestampNanoseconds: Int64) {
+        health?.submit(packets)
         let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
             lastPacketNanoseconds = timestampNanoseconds
             let update = packager.ingest(packets, timestampNanoseconds: timestampNanoseconds)
             if !update.isEmpty { liveAnswer = nil; mediaAnswers = [:]; mediaAnswerBytes = 0 }
+            if !update.partsPublished.isEmpty { recordPublishedLocked(update.partsPublished, arrival: timestampNanoseconds) }
             return update.isEmpty ? [] : resolveLocked()
         }
         for (responder, response) in ready { responder.respond(response) }
     }
 
     func gap(lostPackets: Int, timestampNanoseconds: Int64) {
+        health?.gap()
         let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
+            partArrivalNanoseconds = nil   // nothing is listed until the next keyframe
             let update = packager.gap(lostPackets: lostPackets, timestampNanoseconds: timestampNanoseconds)
             if !update.isEmpty { liveAnswer = nil; mediaAnswers = [:]; mediaAnswerBytes = 0 }
             return update.isEmpty ? [] : resolveLocked()
@@ -61,11 +77,26 @@ final class VideoChannel: @unchecked Sendable {
         for (responder, response) in ready { responder.respond(response) }
     }
 
+    /// Times the parts just published against their first packet's arrival. Caller holds the lock.
+    private func recordPublishedLocked(_ parts: [HLSPackager.PartName], arrival: Int64) {
+        let now = realtimeNanoseconds()
+        if let first = partArrivalNanoseconds {
+            for name in parts {
+                guard let part = packager.window.segments.last(where: { $0.mediaSequence == name.mediaSequence })?
+                    .parts.first(where: { $0.index == name.index }) else { continue }
+                publishLatency.record(publishedNanoseconds: now, firstArrivalNanoseconds: first,
+                                      durationNanoseconds: MediaClock.nanoseconds(ticks: part.durationTicks))
+            }
+        }
+        partArrivalNanoseconds = arrival
+    }
+
     /// The channel left the list: complete the last segment and end the playlists.
     func finish(at now: Int64) {
         let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
             guard removedAtNanoseconds == nil else { return [] }
             removedAtNanoseconds = now
+            health?.finish()
             _ = packager.finish()
             liveAnswer = nil
             mediaAnswers = [:]
@@ -215,6 +246,9 @@ final class VideoChannel: @unchecked Sendable {
 
     var thumbnailJPEG: [UInt8]? { lock.withLock { thumbnail } }
 
+    /// Durations (90 kHz) of the complete segments held, oldest first.
+    var completeSegmentDurations: [Int64] { lock.withLock { packager.window.completeSegments.map(\.durationTicks) } }
+
     struct Summary {
         var live: Bool
         var segments: Int
@@ -235,12 +269,14 @@ final class VideoChannel: @unchecked Sendable {
     }
 
     var summary: Summary {
-        lock.withLock {
+        let healthStatistics = health?.statistics ?? []
+        return lock.withLock {
             Summary(live: removedAtNanoseconds == nil && !packager.window.completeSegments.isEmpty,
                     segments: packager.window.completeSegments.count, bytesHeld: packager.window.bytes,
                     lastPacketNanoseconds: lastPacketNanoseconds, hasThumbnail: thumbnail != nil,
                     bitsPerSecond: bitRateLocked(),
-                    statistics: packager.statistics + [("hls_blocked_requests", Int64(blocked.count))])
+                    statistics: packager.statistics + [("hls_blocked_requests", Int64(blocked.count))] + publishLatency.statistics
+                        + healthStatistics)
         }
     }
 }
