@@ -13,6 +13,9 @@ final class Daemon {
     /// Capture settings; nil serves without ingest (listener tests).
     let ingestSettings: LiveIngest.Settings?
     let gateway: Gateway
+    /// The config file `GET/PUT /api/v1/config` and SIGHUP use; nil serves without one.
+    let configPath: String?
+    private(set) var runtime: RuntimeConfig?
     private(set) var ingest: LiveIngest?
     private(set) var fanServer: HTTPServer?
     private(set) var managementServer: HTTPServer?
@@ -20,8 +23,9 @@ final class Daemon {
     private(set) var leds: StatusLEDs?
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
-         ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings = Gateway.Settings()) {
+         ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings = Gateway.Settings(), configPath: String? = nil) {
         self.config = config
+        self.configPath = configPath
         self.board = board
         self.events = events
         self.ingestSettings = ingest
@@ -44,6 +48,12 @@ final class Daemon {
         var managementConfiguration = HTTPServer.Configuration(host: managementAddress.host, port: managementAddress.port)
         managementConfiguration.connectionLimit = 64
 
+        // The token first: a state directory that cannot hold it is a start error, before any thread.
+        let (token, source) = try TokenStore.resolve(config)
+        if source == .generated {
+            printError("grandstand: generated the management token in \(TokenStore.path(stateDirectory: config.stateDirectory))")
+        }
+        let runtime = RuntimeConfig(config: config, token: token, path: configPath, events: events)
         MediaCodecLibrary.quietLogging()
         let gateway = self.gateway
         var live: LiveIngest?
@@ -68,7 +78,9 @@ final class Daemon {
         var snapshot: (@Sendable () -> IngestSnapshot)?
         if let live { snapshot = { live.snapshot } }
         box.install(fan: FanRoutes(status: report, gateway: gateway),
-                    management: ManagementRoutes(token: config.managementToken, status: report, gateway: gateway, ingest: snapshot))
+                    management: ManagementRoutes(runtime: runtime, status: report, gateway: gateway, ingest: snapshot))
+        runtime.statusLine { report.summary }
+        self.runtime = runtime
         fanServer = fan
         managementServer = management
         status = report
