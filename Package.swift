@@ -82,6 +82,6 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer"]),
         .testTarget(name: "MulticastTests", dependencies: ["Multicast", "GrandstandCore", "TestSupport"]),
-        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "Multicast", "TestSupport"]),
+        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "Multicast", "HTTPClient", "TestSupport"]),
     ]
 )

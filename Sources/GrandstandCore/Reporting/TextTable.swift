@@ -20,6 +20,7 @@ public struct TextTable: Sendable, Equatable {
             for (index, cell) in row.enumerated() {
                 line += index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count + 2)
             }
+            while line.hasSuffix(" ") { line.removeLast() }
             return line
         }.joined(separator: "\n") + "\n"
     }

@@ -8,10 +8,11 @@ struct LogsCommand: ParsableCommand {
 
     @OptionGroup var management: ManagementOptions
 
-    @Option(help: "From this time: Unix seconds, 2026-01-31T18:00:00Z, or -30s/-15m/-2h/-1d.")
+    // `.unconditional`: "-15m" is a value here, not an option.
+    @Option(parsing: .unconditional, help: "From this time: Unix seconds, 2026-01-31T18:00:00Z, or -30s/-15m/-2h/-1d.")
     var since: String?
 
-    @Option(help: "Up to this time (same forms as --since).")
+    @Option(parsing: .unconditional, help: "Up to this time (same forms as --since).")
     var until: String?
 
     @Option(help: "This level and more important: emerg, alert, crit, err, warning, notice, info, debug.")
@@ -23,7 +24,7 @@ struct LogsCommand: ParsableCommand {
     @Option(name: .customLong("message-id"), help: "Only entries with this MESSAGE_ID (docs/logging.md).")
     var messageID: String?
 
-    @Option(name: [.short, .customLong("lines")], help: "At most this many entries (the newest, unless --since).")
+    @Option(name: [.customShort("n"), .customLong("lines")], help: "At most this many entries (the newest, unless --since).")
     var limit: Int = 100
 
     var target: String {
