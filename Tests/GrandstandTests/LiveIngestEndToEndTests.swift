@@ -21,7 +21,9 @@ import Testing
 
     @Test func sendThenLiveCaptureThenReplayAgree() throws {
         let gatewayConfig = try GatewayConfig.decode(Array(Self.config.utf8))
-        let settings = LiveIngest.Settings(interface: "gsv1", configuration: .product(gatewayConfig))
+        var settings = LiveIngest.Settings(interface: "gsv1", configuration: .product(gatewayConfig))
+        // No silence re-join while a loaded, emulated machine is still starting the sender.
+        settings.silenceNanoseconds = 60_000_000_000
         guard TestEnvironment.isRoot, !TestEnvironment.isQEMUUser else {
             // No packet capture here: the driver must say why, keep retrying and not crash.
             let settings = LiveIngest.Settings(interface: "gs-no-such-if0", configuration: .product(gatewayConfig))
@@ -65,9 +67,12 @@ import Testing
                               "--video", "Bowl Cam=\(sample)@239.255.47.1:47000", "--data", "Scores@239.255.47.2:47002",
                               "--data-interval", "0.2", "--drop-pattern", "every:10", "--duration", "2.5"])
         // While it sends: both channels listed and their groups joined on the capture side.
-        try waitFor("both channels") { ingest.snapshot.channels.map(\.id) == ["bowl-cam", "scores"] }
-        let joined = try namespace.igmpMemberships().filter { $0.device == "gsv1" }.map(\.group)
-        #expect(Set(joined).isSuperset(of: ["239.255.47.1", "239.255.47.2"]), "\(joined)")
+        var joined: Set<String> = []
+        try waitFor("both channels and their joins") {
+            joined.formUnion(try namespace.igmpMemberships().filter { $0.device == "gsv1" }.map(\.group))
+            return Set(actions.addedChannels) == ["bowl-cam", "scores"] && joined.isSuperset(of: ["239.255.47.1", "239.255.47.2"])
+        }
+        #expect(actions.addedChannels.sorted() == ["bowl-cam", "scores"])
         let output = send.finish()
         #expect(send.status == 0, "\(output)")
         // The deletions retire both channels.
@@ -153,6 +158,7 @@ final class ActionLog: @unchecked Sendable {
     private let lock = NSLock()
     private var gapPackets: [String: Int] = [:]
     private var messages: [String: Int] = [:]
+    private var added: [String] = []
 
     func append(_ actions: [IngestAction]) {
         lock.lock()
@@ -161,6 +167,8 @@ final class ActionLog: @unchecked Sendable {
             switch action {
             case .gap(let id, let lost, _): gapPackets[id, default: 0] += lost
             case .dataMessage(let id, _, _): messages[id, default: 0] += 1
+            case .channelsChanged(let changes):
+                for case .added(let channel) in changes { added.append(channel.id) }
             default: break
             }
         }
@@ -168,4 +176,7 @@ final class ActionLog: @unchecked Sendable {
 
     func gaps(_ id: String) -> Int { lock.lock(); defer { lock.unlock() }; return gapPackets[id] ?? 0 }
     func dataMessages(_ id: String) -> Int { lock.lock(); defer { lock.unlock() }; return messages[id] ?? 0 }
+    /// Channel ids in the order they were added, even if removed since (a slow machine may see a
+    /// channel come and go between two looks at the snapshot).
+    var addedChannels: [String] { lock.lock(); defer { lock.unlock() }; return added }
 }

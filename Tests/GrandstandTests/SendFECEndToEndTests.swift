@@ -15,9 +15,12 @@ import Testing
 /// (exact window stats, no gap), and `grandstand replay` of the recording writes ts/ID.ts
 /// byte-identical to the file. Needs root; under qemu-user the sender's clear error is checked.
 @Suite(.serialized) struct SendFECEndToEndTests {
+    /// A 10 s FEC timeout: on an emulated, loaded machine the sender may stall for longer than
+    /// the default 200 ms mid-window, which is loss by timeout, not what this test is about
+    /// (timeouts are tested in the core with the clock replaced).
     static let config = """
         {"license":{"venueName":"Test Arena","contentOwner":"Test Owner","appDeveloper":"Test App"},
-         "management":{"token":"t"},"network":{"interface":"gsv1"}}
+         "management":{"token":"t"},"network":{"interface":"gsv1"},"fec":{"timeoutMilliseconds":10000}}
         """
 
     @Test func sendWithFECIsRepairedLiveAndInReplay() throws {
@@ -74,7 +77,7 @@ import Testing
         let send = try Child(["ip", "netns", "exec", namespace.name, SendEndToEndTests.binary, "send", "--interface", "gsv0",
                               "--sap-interval", "0.5", "--license", "Test Arena/Test Owner/Test App", "--config", sendConfig,
                               "--drop-pattern", "every:10"])
-        try waitFor("both channels") { ingest.snapshot.channels.map(\.id) == ["bowl", "cam"] }
+        try waitFor("both channels") { Set(actions.addedChannels) == ["bowl", "cam"] }
         let output = send.finish()
         #expect(send.status == 0, "\(output)")
         #expect(output.contains("bowl: video 239.255.48.1:48000: 180 packets sent"), "\(output)")
@@ -82,7 +85,6 @@ import Testing
         #expect(output.contains("cam.fec-col: FEC repair port 48012: 50 packets sent"), "\(output)")
         #expect(output.contains("cam.fec-row: FEC repair port 48014: 40 packets sent"), "\(output)")
         try waitFor("the SAP deletions") { ingest.snapshot.channels.isEmpty }
-        Thread.sleep(forTimeInterval: 0.5)   // past the FEC timeout (200 ms): the last window is decided
         let live = ingest.snapshot
         ingest.stop()
         tcpdump.kill()
@@ -112,8 +114,8 @@ import Testing
                 #expect(IngestStats.int(stats["channels"]?[id]?[key]) == IngestStats.int(live.stats.channels[id]?[key]), "\(id).\(key)")
             }
             let ts = Array(try Data(contentsOf: URL(fileURLWithPath: out + "/ts/\(id).ts")))
-            #expect(ts.count == cut.count, "\(id)")
-            #expect(ts == cut, "\(id): ts/\(id).ts differs from the clip")
+            let firstDifference = (0..<min(ts.count, cut.count)).first { ts[$0] != cut[$0] } ?? (ts.count == cut.count ? nil : min(ts.count, cut.count))
+            #expect(firstDifference == nil, "\(id): ts/\(id).ts (\(ts.count) bytes) differs from the clip (\(cut.count) bytes) at byte \(firstDifference ?? -1)")
         }
     }
 }

@@ -26,7 +26,7 @@ extension GatewayConfig {
 
     static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> GatewayConfig? {
         guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board",
-                                                                         "streamers", "channels", "discovery", "stateDirectory", "logLevel"]) else {
+                                                                         "streamers", "channels", "discovery", "fec", "stateDirectory", "logLevel"]) else {
             return nil
         }
         let license = decodeLicense(root, &reader)
@@ -70,10 +70,13 @@ extension GatewayConfig {
         let streamers = decodeStreamers(root, &reader)
         let channels = decodeChannels(root, &reader)
         let discovery = decodeDiscovery(root, &reader)
+        let fec = decodeFECLimits(root, &reader)
         guard let license else { return nil }
-        return GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token,
-                             stateDirectory: stateDirectory ?? defaultStateDirectory, logLevel: logLevel, boardPath: board,
-                             streamers: streamers, channels: channels, discovery: discovery)
+        var config = GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token,
+                                   stateDirectory: stateDirectory ?? defaultStateDirectory, logLevel: logLevel, boardPath: board,
+                                   streamers: streamers, channels: channels, discovery: discovery)
+        config.fec = fec
+        return config
     }
 
     private static func decodeLicense(_ root: JSONObjectView, _ reader: inout JSONReader) -> License? {

@@ -43,6 +43,7 @@ public enum ConfigDocument {
         if old.streamers != new.streamers { changed.append("$.streamers") }
         if old.channels != new.channels { changed.append("$.channels") }
         if old.discovery != new.discovery { changed.append("$.discovery") }
+        if old.fec != new.fec { changed.append("$.fec") }
         if changed.isEmpty && old != new { changed.append("$") }
         return changed
     }

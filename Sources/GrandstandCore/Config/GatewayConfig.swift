@@ -52,6 +52,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var streamers = Streamers()
     public var channels: [StaticChannel] = []
     public var discovery = Discovery()
+    /// FEC decoder limits (`fec` in the file; docs/fec.md).
+    public var fec = FECDecoderConfiguration()
 }
 
 /// A numeric listen address `host:port` (`[v6]:port` for IPv6).

@@ -99,6 +99,7 @@ def command_test(args, cache):
     base, disk, run_dir, log_dir, timings = prepare(args, cache)
     board = json.loads(Path(args.board).read_text())
     failures, agent_up, interrupted = [], False, False
+    reasons = []  # each failed check's message, repeated at the end where CI tails show it
     vm = Machine(base, disk, run_dir, cpu=args.cpu, smp=args.smp, memory_mib=args.memory)
     try:
         boot_started = time.monotonic()
@@ -116,11 +117,13 @@ def command_test(args, cache):
                 say(f"PASS {name} ({time.monotonic() - check_started:.1f} s)")
             except checks.CheckFailed as failure:
                 failures.append(name)
+                reasons.append(f"{name}: {failure}")
                 say(f"FAIL {name} ({time.monotonic() - check_started:.1f} s): {failure}")
             except MachineError:
                 raise
             except Exception as error:  # a broken check must not hide the others' verdicts
                 failures.append(name)
+                reasons.append(f"{name}: {type(error).__name__}: {error}")
                 say(f"FAIL {name}: {type(error).__name__}: {error}")
             if name == "boot":
                 timings["running"] = time.monotonic() - boot_started
@@ -148,6 +151,8 @@ def command_test(args, cache):
     if failures:
         say(f"console log tail ({log_dir / 'console.log'}):")
         print(vm.console_tail(40, log_dir / vm.console_log.name), flush=True)
+        for reason in reasons:
+            say(f"FAIL {reason}")
         say(f"FAILED: {', '.join(failures)}; logs in {log_dir} ({summary})")
         return 1
     say(f"all {len(selected)} checks passed ({summary}); logs in {log_dir}")
