@@ -16,7 +16,7 @@ struct ManagementAPITests {
         let daemon: Daemon
         let client: HTTPClient
 
-        init(extra: String = "") throws {
+        init(extra: String = "", ingest: Bool = false) throws {
             directory = try ManagementTokenTests.scratch("api")
             configPath = directory + "/config.json"
             let text = """
@@ -26,7 +26,9 @@ struct ManagementAPITests {
             """
             try text.write(toFile: configPath, atomically: true, encoding: .utf8)
             let config = try GatewayConfig.decode(Array(text.utf8))
-            daemon = Daemon(config: config, board: nil, events: EventLog(), configPath: configPath)
+            // A capture on an interface that does not exist: it retries, the pipeline still ticks.
+            let settings = ingest ? LiveIngest.Settings(interface: "gs-none0", configuration: IngestConfiguration.product(config)) : nil
+            daemon = Daemon(config: config, board: nil, events: EventLog(), ingest: settings, configPath: configPath)
             try daemon.start()
             let port = try #require(daemon.status?.management.port)
             client = HTTPClient(HTTPEndpoint(host: "127.0.0.1", port: port))
@@ -182,5 +184,32 @@ struct ManagementAPITests {
         }
         #expect(issues.first?.path == .root)
         #expect(runtime.config.logLevel == .error)
+    }
+
+    @Test func ingestSettingsApplyLiveAndRetireOnlyRefusedChannels() throws {
+        let channels = #","channels":[{"name":"Bowl","kind":"video","group":"239.255.90.1","port":5000},"#
+            + #"{"name":"Gate","kind":"video","group":"239.255.90.2","port":5002}]"#
+        let running = try Running(extra: channels, ingest: true)
+        try waitFor("the static channels", timeout: 20) { running.daemon.gateway.channels.map(\.id).sorted() == ["bowl", "gate"] }
+        let bowl = try #require(running.daemon.gateway.videoChannel("bowl"))
+        let firstIngest = try #require(running.daemon.ingest)
+
+        let shown = try running.call("GET", "/api/v1/config").text
+        let edited = shown.replacingOccurrences(of: #",{"name":"Gate","kind":"video","group":"239.255.90.2","port":5002}"#, with: "")
+            .replacingOccurrences(of: #""venueName":"V""#, with: #""venueName":"Other Venue""#)
+        #expect(edited != shown)
+        let response = try running.call("PUT", "/api/v1/config", body: edited)
+        #expect(response.status == 200, "\(response.text)")
+        let outcome = try JSONParser.parse(response.body)
+        #expect(outcome["applied"] == .array([.string("$.license"), .string("$.channels")]))
+        #expect(outcome["restartRequired"] == .array([]))
+        // The removed channel is retired at once; the kept one keeps its HLS window (same object).
+        #expect(running.daemon.gateway.channels.map(\.id) == ["bowl"])
+        #expect(running.daemon.gateway.videoChannel("bowl") === bowl)
+        #expect(running.daemon.ingest !== firstIngest)
+        try waitFor("the new pipeline's snapshot") {
+            let status = try JSONParser.parse(try running.call("GET", "/api/v1/status").body)
+            return status["ingest"]?["channels"] == .number(1)
+        }
     }
 }

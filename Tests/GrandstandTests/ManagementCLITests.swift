@@ -42,31 +42,44 @@ struct ManagementCLITests {
     @Test func clientsTalkToARunningDaemon() throws {
         let directory = try ManagementTokenTests.scratch("cli")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let ports = try Self.freePorts(2)
-        let fanPort = ports[0], managementPort = ports[1]
+        var ports = try Self.freePorts(2)
         let configPath = directory + "/config.json"
-        try """
-        {"license":{"venueName":"V","contentOwner":"O","appDeveloper":"D"},
-         "network":{"interface":"lo","wifiInterface":null},
-         "listeners":{"fan":"127.0.0.1:\(fanPort)","management":"0.0.0.0:\(managementPort)"},
-         "stateDirectory":"\(directory)/state"}
-        """.write(toFile: configPath, atomically: true, encoding: .utf8)
+        func writeConfig() throws {
+            try """
+            {"license":{"venueName":"V","contentOwner":"O","appDeveloper":"D"},
+             "network":{"interface":"lo","wifiInterface":null},
+             "listeners":{"fan":"127.0.0.1:\(ports[0])","management":"0.0.0.0:\(ports[1])"},
+             "stateDirectory":"\(directory)/state"}
+            """.write(toFile: configPath, atomically: true, encoding: .utf8)
+        }
+        try writeConfig()
         try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: false)
 
         // Before the daemon runs: a clear "not running", exit 69 — after a token exists.
         try "0123456789abcdef\n".write(toFile: directory + "/state/management-token", atomically: true, encoding: .utf8)
         let early = try Self.run(["status", "--config", configPath])
         #expect(early.status == 69, "\(early.output)")
-        #expect(early.output.contains("the daemon is not running at http://127.0.0.1:\(managementPort)"), "\(early.output)")
+        #expect(early.output.contains("the daemon is not running at http://127.0.0.1:\(ports[1])"), "\(early.output)")
         try FileManager.default.removeItem(atPath: directory + "/state/management-token")
 
-        let daemon = try Child([Self.binary, "run", "--config", configPath])
-        defer { daemon.kill() }
-        let client = HTTPClient(HTTPEndpoint(host: "127.0.0.1", port: managementPort), timeoutSeconds: 2)
-        try waitFor("the management listener", timeout: 30) {
-            guard daemon.isRunning else { throw WaitTimeout(what: "daemon exited: \(daemon.finish())", seconds: 0) }
-            return (try? client.get("/api/v1/status"))?.status == 401
+        // The ports were free a moment ago; another test may take one meanwhile: then try new ones.
+        var started: Child?
+        for attempt in 1...3 {
+            let daemon = try Child([Self.binary, "run", "--config", configPath])
+            let client = HTTPClient(HTTPEndpoint(host: "127.0.0.1", port: ports[1]), timeoutSeconds: 2)
+            var exited: String?
+            try waitFor("the management listener", timeout: 30) {
+                if !daemon.isRunning { exited = daemon.finish(); return true }
+                return (try? client.get("/api/v1/status"))?.status == 401
+            }
+            guard let output = exited else { started = daemon; break }
+            try #require(output.contains("Address already in use") && attempt < 3, "daemon exited: \(output)")
+            ports = try Self.freePorts(2)
+            try writeConfig()
         }
+        let daemon = try #require(started)
+        defer { daemon.kill() }
+        let managementPort = ports[1]
         let token = try String(contentsOfFile: directory + "/state/management-token", encoding: .utf8)
         #expect(token.count == 65 && token.hasSuffix("\n"))
 

@@ -16,7 +16,9 @@ final class Daemon {
     /// The config file `GET/PUT /api/v1/config` and SIGHUP use; nil serves without one.
     let configPath: String?
     private(set) var runtime: RuntimeConfig?
-    private(set) var ingest: LiveIngest?
+    /// The running capture; replaced when ingest settings change at run time.
+    private let ingestSlot = IngestSlot()
+    var ingest: LiveIngest? { ingestSlot.live }
     private(set) var fanServer: HTTPServer?
     private(set) var managementServer: HTTPServer?
     private(set) var status: StatusReport?
@@ -76,23 +78,51 @@ final class Daemon {
             management: ListenAddress(host: managementAddress.host, port: management.port),
             leds: openLEDs())
         var snapshot: (@Sendable () -> IngestSnapshot)?
-        if let live { snapshot = { live.snapshot } }
+        let slot = ingestSlot
+        if live != nil { snapshot = { slot.live?.snapshot ?? IngestSnapshot.empty } }
         box.install(fan: FanRoutes(status: report, gateway: gateway),
                     management: ManagementRoutes(runtime: runtime, status: report, gateway: gateway, ingest: snapshot))
         runtime.statusLine { report.summary }
+        if let ingestSettings {
+            let events = self.events
+            runtime.ingestApplier = { config in
+                Self.replaceIngest(slot, settings: ingestSettings, config: config, events: events, gateway: gateway)
+            }
+        }
         self.runtime = runtime
         fanServer = fan
         managementServer = management
         status = report
         gateway.start()
         live?.start()
-        ingest = live
+        ingestSlot.live = live
         leds?.set("service", on: true)
     }
 
     /// Whether the capture loop is going round (always true without ingest): the watchdog's proof.
     func isAlive(within nanoseconds: Int64 = 5_000_000_000) -> Bool {
         ingest?.isAlive(within: nanoseconds) ?? true
+    }
+
+    /// Re-applies ingest settings live: a new capture with the new policy replaces the old one,
+    /// and only channels the new settings refuse are retired from serving. Nil, or why not.
+    private static func replaceIngest(_ slot: IngestSlot, settings: LiveIngest.Settings, config: GatewayConfig, events: EventLog,
+                                      gateway: Gateway) -> String? {
+        var settings = settings
+        settings.configuration = IngestConfiguration.product(config)
+        let replacement: LiveIngest
+        do {
+            replacement = try LiveIngest(settings: settings, events: events) { gateway.handle($0) }
+        } catch {
+            return "\(error)"
+        }
+        let old = slot.take()
+        old?.stop()
+        let retired = IngestReconfiguration.retired(old?.snapshot.channels ?? [], under: config)
+        if !retired.isEmpty { gateway.handle([.channelsChanged(retired.map { .removed($0, reason: .refused) })]) }
+        slot.live = replacement
+        replacement.start()
+        return nil
     }
 
     /// Requests the board's LED lines; reports chips it cannot use and returns the names held.
@@ -109,8 +139,7 @@ final class Daemon {
 
     /// Stops the capture, answers held requests, then closes the listeners.
     func stop() {
-        ingest?.stop()
-        ingest = nil
+        ingestSlot.take()?.stop()
         gateway.stop()
         leds?.release()
         leds = nil
@@ -119,6 +148,20 @@ final class Daemon {
         fanServer = nil
         managementServer = nil
     }
+}
+
+/// The current capture, shared with the management routes' snapshot and the config applier.
+private final class IngestSlot: @unchecked Sendable {
+    // @unchecked: `current` is only touched under `lock`.
+    private let lock = Mutex()
+    private var current: LiveIngest?
+
+    var live: LiveIngest? {
+        get { lock.withLock { current } }
+        set { lock.withLock { current = newValue } }
+    }
+
+    func take() -> LiveIngest? { lock.withLock { defer { current = nil }; return current } }
 }
 
 /// Routes installed after the listeners know their ports; until then requests get 503.

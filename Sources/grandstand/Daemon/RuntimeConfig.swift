@@ -36,8 +36,12 @@ final class RuntimeConfig: @unchecked Sendable {
         }
     }
 
-    /// Settings applied without a restart.
+    /// Settings applied without a restart (ingest settings too when an applier is installed).
     static let liveSettings: Set<String> = ["$.logLevel", "$.management.token"]
+
+    /// Starts a pipeline with the new ingest settings; returns nil, or why it could not.
+    /// Set once by the daemon before requests arrive.
+    var ingestApplier: (@Sendable (GatewayConfig) -> String?)?
 
     let path: String?
     let events: EventLog
@@ -156,7 +160,15 @@ final class RuntimeConfig: @unchecked Sendable {
         _ = try? notifier.notify(.reloading)
         let changed = ConfigDocument.changes(from: current, to: config)
         var outcome = Outcome(changed: changed, applied: [], restartRequired: [])
-        for setting in changed {
+        let ingestChanges = changed.filter { IngestReconfiguration.sections.contains($0) }
+        if !ingestChanges.isEmpty {
+            if let ingestApplier, ingestApplier(config) == nil {
+                outcome.applied += ingestChanges
+            } else {
+                outcome.restartRequired += ingestChanges
+            }
+        }
+        for setting in changed where !IngestReconfiguration.sections.contains(setting) {
             guard Self.liveSettings.contains(setting) else {
                 outcome.restartRequired.append(setting)
                 continue
