@@ -65,17 +65,39 @@ struct ReportingLogQueryTests {
     }
 
     @Test func recordsRoundTripThroughJSON() throws {
-        let record = LogRecord(realtimeMicroseconds: 1_767_225_600_123_456, fields: [
+        let record = LogRecord(realtimeMicroseconds: 1_767_225_600_123_456, cursor: "s=1;i=2", fields: [
             "MESSAGE": "channel added\nsecond line", "PRIORITY": "5", "GRANDSTAND_EVENT": "channel-added",
             "GRANDSTAND_CHANNEL": "bowl-cam", "_PID": "42", "__CURSOR": "s=…", "_STREAM_ID": "x",
         ])
         let json = record.json
         #expect(json["time"] == .string("2026-01-01T00:00:00.123456Z"))
         #expect(json["__REALTIME_TIMESTAMP"] == .string("1767225600123456"))
-        #expect(json["__CURSOR"] == nil && json["_STREAM_ID"] == nil)
+        #expect(json["__CURSOR"] == .string("s=1;i=2") && json["_STREAM_ID"] == nil)
         let back = try #require(LogRecord(json: try JSONParser.parse(Array(json.encoded.utf8))))
-        #expect(back.realtimeMicroseconds == record.realtimeMicroseconds)
+        #expect(back.realtimeMicroseconds == record.realtimeMicroseconds && back.cursor == "s=1;i=2")
+        #expect(back.fields["__CURSOR"] == nil)
         #expect(back.fields["GRANDSTAND_CHANNEL"] == "bowl-cam" && back.fields["_PID"] == "42")
         #expect(back.line == "2026-01-01T00:00:00.123456Z notice channel-added[bowl-cam]: channel added ⏎ second line")
+    }
+
+    @Test func serverSentEventsRoundTripInAnyChunking() {
+        let events = [ServerSentEvent(id: "s=1;i=a", data: #"{"MESSAGE":"one"}"#),
+                      ServerSentEvent(event: "gap", data: "two\nlines"), ServerSentEvent(data: "")]
+        let wire = Array((": keepalive\n\n" + events.map(\.encoded).joined()).utf8)
+        #expect(events[1].encoded == "event: gap\ndata: two\ndata: lines\n\n")
+        for size in [1, 2, 7, wire.count] {
+            var parser = ServerSentEventParser()
+            var parsed: [ServerSentEvent] = []
+            var index = 0
+            while index < wire.count {
+                parsed += parser.feed(wire[index..<min(index + size, wire.count)])
+                index += size
+            }
+            // The id persists to later events (last event ID), as the spec says.
+            #expect(parsed == [events[0], ServerSentEvent(id: "s=1;i=a", event: "gap", data: "two\nlines"),
+                               ServerSentEvent(id: "s=1;i=a", data: "")], "chunk size \(size)")
+        }
+        var crlf = ServerSentEventParser()
+        #expect(crlf.feed(Array("data:x\r\nid:7\r\n\r\n".utf8)) == [ServerSentEvent(id: "7", data: "x")])
     }
 }

@@ -43,6 +43,20 @@ struct HTTPClientTests {
         #expect(put.text == #"PUT /base/y q=- auth=- body={"level":"debug"}"# + "\n")
     }
 
+    @Test func streamHandsOverTheBodyOrReturnsAnError() throws {
+        let server = try HTTPServer(HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { request in
+            request.path == "/ok" ? .text(200, "streamed body") : .text(401, "no")
+        }
+        defer { server.stop() }
+        let client = HTTPClient(HTTPEndpoint(host: "127.0.0.1", port: server.port))
+        var received: [UInt8] = []
+        let ok = try client.stream("/ok") { received += $0; return true }
+        #expect(ok.status == 200 && String(decoding: received, as: UTF8.self) == "streamed body\n")
+        received = []
+        let denied = try client.stream("/other") { received += $0; return true }
+        #expect(denied.status == 401 && denied.text == "no\n" && received.isEmpty)
+    }
+
     @Test func nobodyListeningIsConnectionRefused() throws {
         // Bind a port, then close it: nothing listens there afterwards.
         let port = try Self.withListener { port, _ in port }
@@ -103,5 +117,27 @@ struct HTTPClientTests {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
+
+struct ChunkedDecoderTests {
+    @Test func decodesInAnyChunking() {
+        let wire = Array("4;ext=1\r\nwiki\r\n6\r\npedia \r\n0\r\nTrailer: x\r\n\r\n".utf8)
+        for size in [1, 3, wire.count] {
+            var decoder = ChunkedDecoder()
+            var body: [UInt8] = []
+            var index = 0
+            while index < wire.count {
+                body += decoder.feed(wire[index..<min(index + size, wire.count)]) ?? Array("<error>".utf8)
+                index += size
+            }
+            #expect(String(decoding: body, as: UTF8.self) == "wikipedia ", "chunk size \(size)")
+            #expect(decoder.isDone)
+        }
+        var bad = ChunkedDecoder()
+        #expect(bad.feed(Array("zz\r\n".utf8)[...]) == nil)
+        var open = ChunkedDecoder()
+        #expect(open.feed(Array("3\r\nabc\r\n".utf8)[...]) == Array("abc".utf8))
+        #expect(!open.isDone)
     }
 }

@@ -42,6 +42,71 @@ public struct HTTPClient: Sendable {
         return response
     }
 
+    /// Sends a GET and hands the body to `receive` as it arrives (chunked coding removed) until
+    /// the server ends it or `receive` returns false; the head must arrive within the timeout,
+    /// the body may take forever (a follow). A non-2xx answer is read whole and returned instead;
+    /// a 2xx one is returned (without body) when the stream ends.
+    public func stream(_ target: String, headers: [(String, String)] = [],
+                       receive: ([UInt8]) -> Bool) throws(HTTPClientError) -> HTTPClientResponse {
+        let deadline = monotonicNow() + timeoutSeconds
+        let fd = try connect(deadline: deadline)
+        defer { close(fd) }
+        var head = "GET \(endpoint.basePath + target) HTTP/1.1\r\nHost: \(endpoint.authority)\r\nConnection: close\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        try send(Array((head + "\r\n").utf8), fd: fd, deadline: deadline)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        var end: Int?
+        while end == nil {
+            let count = try readSome(fd: fd, into: &chunk, deadline: deadline)
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+            end = HTTPClientResponse.headerEnd(bytes)
+            guard bytes.count <= 65536 || end != nil else {
+                throw HTTPClientError("read from \(endpoint.authority)", errno: EPROTO, reason: "response head larger than 64 KiB")
+            }
+        }
+        guard let end, let (status, responseHeaders) = HTTPClientResponse.parseHead(bytes[..<end]) else {
+            throw HTTPClientError("GET \(endpoint)\(target)", errno: EPROTO, reason: "the answer is not an HTTP/1.1 response")
+        }
+        let response = HTTPClientResponse(status: status, headers: responseHeaders, body: [])
+        guard (200..<300).contains(status) else {
+            bytes += try receiveAll(fd: fd, deadline: deadline)
+            return HTTPClientResponse.parse(bytes) ?? response
+        }
+        var decoder: ChunkedDecoder? = responseHeaders["transfer-encoding"]?.lowercased().contains("chunked") == true ? ChunkedDecoder() : nil
+        func deliver(_ data: ArraySlice<UInt8>) throws(HTTPClientError) -> Bool {
+            guard var active = decoder else { return data.isEmpty || receive(Array(data)) }
+            guard let body = active.feed(data) else {
+                throw HTTPClientError("read from \(endpoint.authority)", errno: EPROTO, reason: "malformed chunked body")
+            }
+            decoder = active
+            return (body.isEmpty || receive(body)) && !active.isDone
+        }
+        guard try deliver(bytes[(end + 4)...]) else { return response }
+        while true {
+            let count = try readSome(fd: fd, into: &chunk, deadline: nil)
+            guard count > 0, try deliver(chunk[..<count]) else { return response }
+        }
+    }
+
+    /// One recv, waiting until `deadline` (nil: forever); 0 at the end of the stream.
+    private func readSome(fd: Int32, into chunk: inout [UInt8], deadline: Double?) throws(HTTPClientError) -> Int {
+        while true {
+            let count = recv(fd, &chunk, chunk.count, 0)
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            guard errno == EAGAIN else {
+                if errno == ECONNRESET { return 0 }
+                throw HTTPClientError("read from \(endpoint.authority)", errno: errno)
+            }
+            if let problem = wait(fd, events: Int16(POLLIN), deadline: deadline ?? .infinity) {
+                throw HTTPClientError("read from \(endpoint.authority)", errno: problem,
+                                      reason: problem == ETIMEDOUT ? "no answer within \(timeoutSeconds) s" : nil)
+            }
+        }
+    }
+
     private func connect(deadline: Double) throws(HTTPClientError) -> Int32 {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -129,7 +194,7 @@ public struct HTTPClient: Sendable {
             let remaining = deadline - monotonicNow()
             guard remaining > 0 else { return ETIMEDOUT }
             var entry = pollfd(fd: fd, events: events, revents: 0)
-            let ready = poll(&entry, 1, Int32(min(remaining * 1000 + 1, 60_000)))
+            let ready = poll(&entry, 1, remaining.isInfinite ? 60_000 : Int32(min(remaining * 1000 + 1, 60_000)))
             if ready > 0 { return nil }
             if ready < 0 && errno != EINTR { return errno }
         }

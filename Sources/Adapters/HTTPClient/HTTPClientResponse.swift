@@ -15,17 +15,7 @@ public struct HTTPClientResponse: Sendable, Equatable {
 
     /// Parses a whole HTTP/1.1 response as read until the server closed the connection.
     public static func parse(_ bytes: [UInt8]) -> HTTPClientResponse? {
-        guard let end = headerEnd(bytes) else { return nil }
-        let lines = String(decoding: bytes[..<end], as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
-        guard let statusLine = lines.first, statusLine.hasPrefix("HTTP/1.") else { return nil }
-        let parts = statusLine.split(separator: " ", maxSplits: 2)
-        guard parts.count >= 2, parts[1].count == 3, let status = Int(parts[1]) else { return nil }
-        var headers: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-            headers[line[..<colon].lowercased()] = String(value.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-        }
+        guard let end = headerEnd(bytes), let (status, headers) = parseHead(bytes[..<end]) else { return nil }
         var body = Array(bytes[(end + 4)...])
         if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
             guard let decoded = dechunk(body) else { return nil }
@@ -35,6 +25,21 @@ public struct HTTPClientResponse: Sendable, Equatable {
             body = Array(body.prefix(length))
         }
         return HTTPClientResponse(status: status, headers: headers, body: body)
+    }
+
+    /// The status code and headers (names lowercased) of a response head without its blank line.
+    static func parseHead(_ head: ArraySlice<UInt8>) -> (Int, [String: String])? {
+        let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
+        guard let statusLine = lines.first, statusLine.hasPrefix("HTTP/1.") else { return nil }
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[1].count == 3, let status = Int(parts[1]) else { return nil }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+            headers[line[..<colon].lowercased()] = String(value.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        }
+        return (status, headers)
     }
 
     static func headerEnd(_ bytes: [UInt8]) -> Int? {

@@ -4,10 +4,13 @@
 /// form `grandstand logs` prints.
 public struct LogRecord: Sendable, Equatable {
     public var realtimeMicroseconds: UInt64
+    /// The journal's name for the entry's position (`__CURSOR`), when read from the journal.
+    public var cursor: String?
     public var fields: [String: String]
 
-    public init(realtimeMicroseconds: UInt64, fields: [String: String]) {
+    public init(realtimeMicroseconds: UInt64, cursor: String? = nil, fields: [String: String]) {
         self.realtimeMicroseconds = realtimeMicroseconds
+        self.cursor = cursor
         self.fields = fields
     }
 
@@ -19,6 +22,7 @@ public struct LogRecord: Sendable, Equatable {
             ("time", .string(LogTime.format(microseconds: realtimeMicroseconds))),
             ("__REALTIME_TIMESTAMP", .string(String(realtimeMicroseconds))),
         ]
+        if let cursor { members.append(("__CURSOR", .string(cursor))) }
         for name in fields.keys.sorted() where !Self.omitted.contains(name) && !name.hasPrefix("__") {
             members.append((name, .string(fields[name] ?? "")))
         }
@@ -33,7 +37,9 @@ public struct LogRecord: Sendable, Equatable {
         for (name, value) in members where name != "time" && !name.hasPrefix("__") {
             if case .string(let text) = value { fields[name] = text }
         }
-        self.init(realtimeMicroseconds: micros, fields: fields)
+        var cursor: String?
+        if case .string(let text)? = json["__CURSOR"] { cursor = text }
+        self.init(realtimeMicroseconds: micros, cursor: cursor, fields: fields)
     }
 
     /// `2026-11-21T06:20:00.123456Z notice channel-added[CHANNEL=bowl-cam]: message`.

@@ -15,7 +15,7 @@ enum LogSearch {
             try reader.seek(realtimeMicroseconds: since)
             while records.count < query.limit, let entry = try reader.next() {
                 if let until = query.untilMicroseconds, entry.realtimeMicroseconds > until { break }
-                records.append(LogRecord(realtimeMicroseconds: entry.realtimeMicroseconds, fields: entry.textFields))
+                records.append(entry.record)
             }
             return records
         }
@@ -26,8 +26,15 @@ enum LogSearch {
         }
         while records.count < query.limit, let entry = try reader.previous() {
             if let until = query.untilMicroseconds, entry.realtimeMicroseconds > until { continue }
-            records.append(LogRecord(realtimeMicroseconds: entry.realtimeMicroseconds, fields: entry.textFields))
+            records.append(entry.record)
         }
         return records.reversed()
+    }
+}
+
+extension JournalEntry {
+    /// The entry as the logs API renders it.
+    var record: LogRecord {
+        LogRecord(realtimeMicroseconds: realtimeMicroseconds, cursor: cursor.isEmpty ? nil : cursor, fields: textFields)
     }
 }
