@@ -33,8 +33,14 @@ struct ManagementCLITests {
         return UInt16(bigEndian: address.sin_port)
     }
 
+    /// The command line of `grandstand ARGS` (through qemu-user's runner under `make test-arm64`).
+    static func command(_ arguments: [String]) -> [String] {
+        let runner = ProcessInfo.processInfo.environment["GRANDSTAND_QEMU_USER_RUNNER"].map { [$0] } ?? []
+        return runner + [binary] + arguments
+    }
+
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let child = try Child([binary] + arguments)
+        let child = try Child(command(arguments))
         let output = child.finish()
         return (child.status, output)
     }
@@ -65,7 +71,7 @@ struct ManagementCLITests {
         // The ports were free a moment ago; another test may take one meanwhile: then try new ones.
         var started: Child?
         for attempt in 1...3 {
-            let daemon = try Child([Self.binary, "run", "--config", configPath])
+            let daemon = try Child(Self.command(["run", "--config", configPath]))
             let client = HTTPClient(HTTPEndpoint(host: "127.0.0.1", port: ports[1]), timeoutSeconds: 2)
             var exited: String?
             try waitFor("the management listener", timeout: 30) {
@@ -114,6 +120,9 @@ struct ManagementCLITests {
             #expect(logs.status == 0)
             let line = logs.output.split(separator: "\n").last { $0.contains("management on 0.0.0.0:\(managementPort)") }
             #expect(line?.contains(" notice ready: Grandstand ") == true, "\(String(describing: line))")
+            // Following needs the listener's streaming responses (not in this build): a clear 501.
+            let follow = try Self.run(["logs", "--config", configPath, "--follow"])
+            #expect(follow.status == 1 && follow.output.contains("answered HTTP 501: follow is not available yet"), "\(follow.output)")
             let bad = try Self.run(["logs", "--config", configPath, "--priority", "loud"])
             #expect(bad.status == 1 && bad.output.contains("HTTP 400: priority: \"loud\" is not a level"), "\(bad.output)")
         }

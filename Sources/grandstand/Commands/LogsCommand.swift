@@ -27,6 +27,9 @@ struct LogsCommand: ParsableCommand {
     @Option(name: [.customShort("n"), .customLong("lines")], help: "At most this many entries (the newest, unless --since).")
     var limit: Int = 100
 
+    @Flag(name: [.short, .long], help: "Keep printing new entries as they are written (Ctrl-C ends).")
+    var follow = false
+
     var target: String {
         var arguments = [("limit", String(limit))]
         if let since { arguments.append(("since", since)) }
@@ -34,11 +37,13 @@ struct LogsCommand: ParsableCommand {
         if let priority { arguments.append(("priority", priority)) }
         if let channel { arguments.append(("channel", channel)) }
         if let messageID { arguments.append(("messageId", messageID)) }
+        if follow { arguments.append(("follow", "1")) }
         return "/api/v1/logs?" + arguments.map { "\($0.0)=\($0.1.percentEncoded)" }.joined(separator: "&")
     }
 
     func run() throws {
         try ManagementClientError.run {
+            if follow { return try followLogs() }
             let response = try management.call(target)
             if management.json {
                 print(response.text, terminator: "")
@@ -51,5 +56,24 @@ struct LogsCommand: ParsableCommand {
                 print(record.line)
             }
         }
+    }
+
+    /// Reads the event stream until the daemon ends it (or Ctrl-C): one entry per event.
+    private func followLogs() throws {
+        var parser = ServerSentEventParser()
+        var problem: ManagementClientError?
+        let response = try management.stream(target) { bytes in
+            for event in parser.feed(bytes) {
+                if event.event == "error" {
+                    problem = ManagementClientError("the daemon stopped following: \(event.data)", exitCode: 1)
+                    return false
+                }
+                guard let value = try? JSONParser.parse(Array(event.data.utf8)), let record = LogRecord(json: value) else { continue }
+                print(management.json ? event.data : record.line)
+            }
+            return true
+        }
+        if let problem { throw problem }
+        _ = response
     }
 }

@@ -68,20 +68,31 @@ struct ManagementOptions: ParsableArguments {
         let (endpoint, token) = try resolve()
         let client = HTTPClient(endpoint, timeoutSeconds: timeout)
         let response: HTTPClientResponse
-        do {
+        do throws(HTTPClientError) {
             response = try client.request(method, target, headers: [("Authorization", "Bearer \(token)")], body: body)
         } catch {
-            if error.isConnectionRefused {
-                throw ManagementClientError("the daemon is not running at \(endpoint) (\(error))", exitCode: 69)
-            }
-            if error.isTimeout {
-                throw ManagementClientError("no answer from \(endpoint) within \(timeout) s (\(error))", exitCode: 75)
-            }
-            throw ManagementClientError("\(error)", exitCode: 1)
+            throw Self.failure(error, endpoint: endpoint, timeout: timeout)
         }
+        try Self.check(response, method, target, endpoint: endpoint)
+        return response
+    }
+
+    private static func failure(_ error: HTTPClientError, endpoint: HTTPEndpoint, timeout: Double) -> ManagementClientError {
+        if error.isConnectionRefused {
+            return ManagementClientError("the daemon is not running at \(endpoint) (\(error))", exitCode: 69)
+        }
+        if error.isTimeout {
+            return ManagementClientError("no answer from \(endpoint) within \(timeout) s (\(error))", exitCode: 75)
+        }
+        return ManagementClientError("\(error)", exitCode: 1)
+    }
+
+    /// Passes a 2xx answer; 401 and other statuses become clear errors.
+    private static func check(_ response: HTTPClientResponse, _ method: String, _ target: String,
+                              endpoint: HTTPEndpoint) throws(ManagementClientError) {
         switch response.status {
         case 200..<300:
-            return response
+            return
         case 401:
             throw ManagementClientError("the daemon at \(endpoint) refused the management token (HTTP 401); "
                                         + "check --token, the config's management.token or the state directory's token", exitCode: 77)
@@ -89,6 +100,21 @@ struct ManagementOptions: ParsableArguments {
             throw ManagementClientError("\(method) \(target) answered HTTP \(response.status): \(response.text.trimmingNewlines)",
                                         exitCode: 1)
         }
+    }
+
+    /// Streams a 2xx answer's body to `receive` (log follow); other outcomes as `call`.
+    func stream(_ target: String, receive: ([UInt8]) -> Bool) throws -> HTTPClientResponse {
+        let (endpoint, token) = try resolve()
+        let client = HTTPClient(endpoint, timeoutSeconds: timeout)
+        let response: HTTPClientResponse
+        do throws(HTTPClientError) {
+            response = try client.stream(target, headers: [("Authorization", "Bearer \(token)"), ("Accept", "text/event-stream")],
+                                         receive: receive)
+        } catch {
+            throw Self.failure(error, endpoint: endpoint, timeout: timeout)
+        }
+        try Self.check(response, "GET", target, endpoint: endpoint)
+        return response
     }
 
     /// A 2xx JSON answer parsed; `--json` prints it and returns nil.
