@@ -8,5 +8,6 @@ struct Grandstand: ParsableCommand {
         commandName: "grandstand",
         abstract: "Venue gateway: multicast ingest, FEC, HLS serving, LEDs and journald reporting.",
         subcommands: [RunCommand.self, DemoCommand.self, ReplayCommand.self, SendCommand.self, ListenCommand.self,
-                      StatusCommand.self, ChannelsCommand.self, StatsCommand.self, LogsCommand.self, VersionCommand.self])
+                      StatusCommand.self, ChannelsCommand.self, StatsCommand.self, LogsCommand.self, LedsCommand.self,
+                      VersionCommand.self])
 }

@@ -91,10 +91,14 @@ struct ManagementCLITests {
 
         let status = try Self.run(["status", "--config", configPath])
         #expect(status.status == 0, "\(status.output)")
-        let statusLines = status.output.split(separator: "\n").map(String.init)
-        #expect(statusLines.first == "FIELD                 VALUE")
-        #expect(statusLines.contains("status                up"))
-        #expect(statusLines.contains("listeners.management  0.0.0.0:\(managementPort)"))
+        // `FIELD  VALUE` rows, the value column aligned after the longest field name.
+        let rows = status.output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+        #expect(rows.first == ["FIELD", "VALUE"])
+        #expect(rows.contains(["status", "up"]))
+        #expect(rows.contains(["listeners.management", "0.0.0.0:\(managementPort)"]))
+        let lines = status.output.split(separator: "\n").map(String.init)
+        let widest = lines.map { $0.prefix { $0 != " " }.count }.max() ?? 0
+        #expect(lines.first == "FIELD" + String(repeating: " ", count: widest - 3) + "VALUE")
 
         let statusJSON = try Self.run(["status", "--config", configPath, "--json"])
         #expect(try JSONParser.parse(Array(statusJSON.output.utf8))["status"] == .string("up"))

@@ -26,7 +26,8 @@ extension GatewayConfig {
 
     static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> GatewayConfig? {
         guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board",
-                                                                         "streamers", "channels", "discovery", "fec", "stateDirectory", "logLevel"]) else {
+                                                                         "streamers", "channels", "discovery", "fec", "health",
+                                                                         "stateDirectory", "logLevel"]) else {
             return nil
         }
         let license = decodeLicense(root, &reader)
@@ -71,11 +72,13 @@ extension GatewayConfig {
         let channels = decodeChannels(root, &reader)
         let discovery = decodeDiscovery(root, &reader)
         let fec = decodeFECLimits(root, &reader)
+        let health = HealthConfig.decode(root["health"], at: root.path("health"), &reader)
         guard let license else { return nil }
         var config = GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token,
                                    stateDirectory: stateDirectory ?? defaultStateDirectory, logLevel: logLevel, boardPath: board,
                                    streamers: streamers, channels: channels, discovery: discovery)
         config.fec = fec
+        config.health = health
         return config
     }
 

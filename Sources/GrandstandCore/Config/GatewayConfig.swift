@@ -54,6 +54,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var discovery = Discovery()
     /// FEC decoder limits (`fec` in the file; docs/fec.md).
     public var fec = FECDecoderConfiguration()
+    /// Service-state thresholds and dwell (Health/HealthConfig.swift).
+    public var health = HealthConfig()
 }
 
 /// A numeric listen address `host:port` (`[v6]:port` for IPv6).

@@ -5,6 +5,8 @@ public struct GatewayEvent: Sendable, Equatable {
         case ready, stopping, reloaded, configRejected = "config-rejected", ledsUnavailable = "leds-unavailable"
         case channelAdded = "channel-added", channelUpdated = "channel-updated", channelRemoved = "channel-removed"
         case captureUp = "capture-up", captureDown = "capture-down", groupRejoined = "group-rejoined"
+        case serviceUp = "service-up", serviceDown = "service-down", inVenue = "in-venue", outOfVenue = "out-of-venue"
+        case faultInjected = "fault-injected", ledsAvailable = "leds-available"
 
         /// journald MESSAGE_ID (128-bit, lowercase hex without dashes, per sd-id128(3)).
         public var messageID: String {
@@ -20,16 +22,23 @@ public struct GatewayEvent: Sendable, Equatable {
             case .captureUp: "1eabb8f6bbd8445f970aee2e64d63499"
             case .captureDown: "ed0ea0da488849579f70815d26a7417a"
             case .groupRejoined: "4f696357b2644a6092b6ff07f287d93b"
+            case .serviceUp: "fa5af90925e74c9a951e3f65cb560a84"
+            case .serviceDown: "7157912a35264f74a887543d9fdb43e2"
+            case .inVenue: "b6cb9ba5527f4f49b5372a69b8c3ed44"
+            case .outOfVenue: "d8195647d1374227a801b1b3d723c00b"
+            case .faultInjected: "810f20dde8d640878b712669f2dcc8c5"
+            case .ledsAvailable: "34afe8781efd4522af162bfc4ea5f2e9"
             }
         }
 
         /// syslog priority: 3 error, 4 warning, 5 notice, 6 info.
         public var priority: Int {
             switch self {
-            case .ready, .stopping, .reloaded, .channelAdded, .channelRemoved, .captureUp, .groupRejoined: 5
+            case .ready, .stopping, .reloaded, .channelAdded, .channelRemoved, .captureUp, .groupRejoined, .serviceUp, .inVenue,
+                 .outOfVenue, .ledsAvailable: 5
             case .channelUpdated: 6
-            case .ledsUnavailable, .captureDown: 4
-            case .configRejected: 3
+            case .ledsUnavailable, .captureDown, .serviceDown: 4
+            case .configRejected, .faultInjected: 3
             }
         }
     }

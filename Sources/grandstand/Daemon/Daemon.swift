@@ -2,6 +2,9 @@ import GrandstandCore
 import HTTPServer
 import MediaCodec
 import Systemd
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The running gateway: live ingest on the venue interface feeding the `Gateway` (HLS per video
 /// channel, data-channel rings), the fan and management listeners, and the status outputs,
@@ -23,6 +26,7 @@ final class Daemon {
     private(set) var managementServer: HTTPServer?
     private(set) var status: StatusReport?
     private(set) var leds: StatusLEDs?
+    private(set) var health: HealthLoop?
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
          ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings = Gateway.Settings(), configPath: String? = nil) {
@@ -62,26 +66,43 @@ final class Daemon {
         if let ingestSettings {
             live = try LiveIngest(settings: ingestSettings, events: events) { gateway.handle($0) }
         }
-        // The listeners answer with the bound ports, so start them on a placeholder report first.
-        let box = StatusBox()
-        let fan = try HTTPServer(fanConfiguration, deferring: { box.fan($0, $1) })
-        let management: HTTPServer
-        do {
-            management = try HTTPServer(managementConfiguration) { box.management($0) }
-        } catch {
-            fan.stop()
-            throw error
-        }
-        let report = StatusReport(
-            version: BuildInfo.current.version, board: board?.name, startedAt: StatusReport.monotonicSeconds(),
-            fan: ListenAddress(host: fanAddress.host, port: fan.port),
-            management: ListenAddress(host: managementAddress.host, port: management.port),
-            leds: openLEDs())
+        // Through the slot: a live config change replaces the capture (RuntimeConfig.ingestApplier).
         var snapshot: (@Sendable () -> IngestSnapshot)?
         let slot = ingestSlot
         if live != nil { snapshot = { slot.live?.snapshot ?? IngestSnapshot.empty } }
-        box.install(fan: FanRoutes(status: report, gateway: gateway),
-                    management: ManagementRoutes(runtime: runtime, status: report, gateway: gateway, ingest: snapshot))
+        // The LEDs and the service state first: the lamp test runs while the rest starts.
+        let (held, unavailable) = openLEDs()
+        let inputs = HealthInputs(config: config, ingest: snapshot, gateway: gateway)
+        let health = HealthLoop(config: config, board: board, leds: leds, events: events,
+                                observe: { inputs.observation($0, now: $1) }, traffic: { inputs.packetCount() })
+        health.start()
+        self.health = health
+        // The listeners answer with the bound ports, so start them on a placeholder report first.
+        let box = StatusBox()
+        let fan: HTTPServer, management: HTTPServer
+        do {
+            fan = try HTTPServer(fanConfiguration, deferring: { box.fan($0, $1) })
+            do {
+                management = try HTTPServer(managementConfiguration) { box.management($0) }
+            } catch {
+                fan.stop()
+                throw error
+            }
+        } catch {
+            stopHealth()
+            throw error
+        }
+        var report = StatusReport(
+            version: BuildInfo.current.version, board: board?.name, startedAt: StatusReport.monotonicSeconds(),
+            fan: ListenAddress(host: fanAddress.host, port: fan.port),
+            management: ListenAddress(host: managementAddress.host, port: management.port),
+            leds: held)
+        report.health = health
+        let healthRoutes = HealthRoutes(health: health, board: board, held: held, unavailable: unavailable,
+                                        injectFault: Self.faultInjection(live: live, events: events))
+        var managementRoutes = ManagementRoutes(runtime: runtime, status: report, gateway: gateway, ingest: snapshot)
+        managementRoutes.extra = { healthRoutes.handle($0) }
+        box.install(fan: FanRoutes(status: report, gateway: gateway), management: managementRoutes)
         runtime.statusLine { report.summary }
         if let ingestSettings {
             let events = self.events
@@ -96,12 +117,13 @@ final class Daemon {
         gateway.start()
         live?.start()
         ingestSlot.live = live
-        leds?.set("service", on: true)
+        health.setLifecycle(.running)
     }
 
-    /// Whether the capture loop is going round (always true without ingest): the watchdog's proof.
+    /// Whether the capture loop and the health thread are going round (the capture counts as
+    /// alive without ingest): the watchdog's proof.
     func isAlive(within nanoseconds: Int64 = 5_000_000_000) -> Bool {
-        ingest?.isAlive(within: nanoseconds) ?? true
+        (ingest?.isAlive(within: nanoseconds) ?? true) && (health?.isAlive(within: nanoseconds) ?? true)
     }
 
     /// Re-applies ingest settings live: a new capture with the new policy replaces the old one,
@@ -125,24 +147,45 @@ final class Daemon {
         return nil
     }
 
-    /// Requests the board's LED lines; reports chips it cannot use and returns the names held.
-    private func openLEDs() -> [String] {
-        guard let board, !board.leds.isEmpty else { return [] }
+    /// `hang-pipeline` when the environment has GRANDSTAND_DEBUG_FAULTS=1 (tests prove the
+    /// watchdog with it); nil — the route answers 403 — otherwise.
+    private static func faultInjection(live: LiveIngest?, events: EventLog) -> (@Sendable (String) -> Bool)? {
+        guard let flag = getenv("GRANDSTAND_DEBUG_FAULTS"), String(cString: flag) == "1" else { return nil }
+        return { name in
+            guard name == "hang-pipeline", let live else { return false }
+            events.record(GatewayEvent(.faultInjected, "fault injected: capture loop hung on purpose (watchdog test)",
+                                       fields: [("FAULT", name)]))
+            live.hang()
+            return true
+        }
+    }
+
+    private func stopHealth() {
+        health?.stop()
+        health = nil
+        leds?.release()
+        leds = nil
+    }
+
+    /// Requests the board's LED lines; reports chips it cannot use. Returns the names held and
+    /// the failures (each names its chip).
+    private func openLEDs() -> (held: [String], unavailable: [String]) {
+        guard let board, !board.leds.isEmpty else { return ([], []) }
         let panel = StatusLEDs(board: board)
         for failure in panel.unavailable {
             events.record(GatewayEvent(.ledsUnavailable, "status LEDs on \(failure.chip) unavailable: \(failure.error)",
                                        fields: [("CHIP", failure.chip)]))
         }
         leds = panel
-        return panel.names
+        return (panel.names, panel.unavailable.map(\.error))
     }
 
     /// Stops the capture, answers held requests, then closes the listeners.
     func stop() {
+        health?.setLifecycle(.stopping)
         ingestSlot.take()?.stop()
         gateway.stop()
-        leds?.release()
-        leds = nil
+        stopHealth()
         fanServer?.stop()
         managementServer?.stop()
         fanServer = nil

@@ -27,6 +27,8 @@ struct ManagementRoutes: Sendable {
     let gateway: Gateway
     /// The live ingest's picture (channels, stats), nil when the daemon runs without capture.
     let ingest: (@Sendable () -> IngestSnapshot)?
+    /// Routes other files add (HealthRoutes: LEDs, debug faults); nil answer = not theirs.
+    var extra: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil
 
     /// Every route; other files add theirs here with one `+ …routes` term.
     var table: [ManagementRoute] {
@@ -55,6 +57,7 @@ struct ManagementRoutes: Sendable {
             return HTTPResponse(status: 401, headers: [("WWW-Authenticate", "Bearer realm=\"grandstand\"")],
                                 body: Array("management token required\n".utf8))
         }
+        if let response = extra?(request) { return response }
         let routes = table.filter { $0.path == request.path }
         guard !routes.isEmpty else { return .text(404, "not found") }
         let method = request.method == "HEAD" ? "GET" : request.method

@@ -2,24 +2,43 @@ import GPIO
 import GrandstandCore
 
 /// The board's status LEDs as requested GPIO output lines, driven by logical name. A chip that
-/// is missing or busy is reported once and leaves the daemon running without those LEDs.
+/// is missing or busy is reported and leaves the daemon running without those LEDs; `retry`
+/// tries it again (udev may not have given the chip to group gpio yet at boot).
 final class StatusLEDs {
     private var requests: [(request: GPIOLineRequest, names: [String: UInt32])] = []
     private(set) var unavailable: [(chip: String, error: String)] = []
+    private var pending: [(chip: String, leds: [(key: String, value: BoardDescription.LEDLine)])] = []
+    private let consumer: String
 
     /// Requests every LED of `board`, all off, grouped by chip (one request per chip).
     init(board: BoardDescription, consumer: String = "grandstand") {
+        self.consumer = consumer
         let byChip = Dictionary(grouping: board.leds.sorted { $0.key < $1.key }, by: { $0.value.chip })
-        for (chipName, leds) in byChip.sorted(by: { $0.key < $1.key }) {
+        pending = byChip.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value.map { (key: $0.key, value: $0.value) }) }
+        retry()
+    }
+
+    /// Tries the chips not held yet; returns the logical LEDs newly held.
+    @discardableResult
+    func retry() -> [String] {
+        var opened: [String] = []
+        var failed: [(chip: String, error: String)] = []
+        var still: [(chip: String, leds: [(key: String, value: BoardDescription.LEDLine)])] = []
+        for (chipName, leds) in pending {
             do {
                 let chip = try GPIOChip.open(chipName)
                 let lines = leds.map { GPIOOutputLine(offset: $0.value.line, initialValue: false, activeLow: $0.value.activeLow) }
                 let request = try chip.requestOutputs(lines, consumer: consumer)
                 requests.append((request, Dictionary(uniqueKeysWithValues: leds.map { ($0.key, $0.value.line) })))
+                opened += leds.map(\.key)
             } catch {
-                unavailable.append((chipName, "\(error)"))
+                failed.append((chipName, "\(error)"))
+                still.append((chipName, leds))
             }
         }
+        pending = still
+        unavailable = failed
+        return opened.sorted()
     }
 
     /// The logical LEDs actually held.

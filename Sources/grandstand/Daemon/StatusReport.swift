@@ -11,16 +11,30 @@ struct StatusReport: Sendable {
     let fan: ListenAddress
     let management: ListenAddress
     let leds: [String]
+    /// The service state and LED thread, nil when the daemon runs without it.
+    var health: HealthLoop? = nil
 
     func json(now: Int64 = Self.monotonicSeconds()) -> JSONValue {
-        .object([
+        var members: [(String, JSONValue)] = [
             ("status", .string("up")),
             ("version", .string(version)),
             ("board", board.map(JSONValue.string) ?? .null),
             ("uptimeSeconds", .number(Double(now - startedAt))),
             ("listeners", .object([("fan", .string(fan.description)), ("management", .string(management.description))])),
-            ("leds", .array(leds.map(JSONValue.string))),
-        ])
+            ("leds", .array((health?.snapshot.held ?? leds).map(JSONValue.string))),
+        ]
+        if let snapshot = health?.snapshot { members.append(("service", Self.serviceJSON(snapshot))) }
+        return .object(members)
+    }
+
+    /// `{"state","reasons","reasonsBitmap","inVenue","sinceSeconds","pattern","quality":{ID:{…}}}`.
+    static func serviceJSON(_ snapshot: HealthLoop.Published) -> JSONValue {
+        var members = snapshot.state.json
+        let elapsed = snapshot.since.map { Double((monotonicNanoseconds() - $0) / 1_000_000) / 1000 }
+        members.append(("sinceSeconds", elapsed.map(JSONValue.number) ?? .null))
+        members.append(("pattern", .string(HealthRoutes.patternName(snapshot))))
+        members.append(("quality", .object(snapshot.quality.keys.sorted().map { ($0, snapshot.quality[$0]?.json ?? .null) })))
+        return .object(members)
     }
 
     var summary: String { "serving fans on \(fan), management on \(management)" }

@@ -1,5 +1,8 @@
 import Capture
 import GrandstandCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The ingest pipeline on a live interface, on its own thread: libpcap capture with the BPF
 /// filter following the channel list, one IGMP/MLD membership per group (`MembershipPlan`),
@@ -26,6 +29,8 @@ final class LiveIngest: @unchecked Sendable {
     private let lock = Mutex()
     private var published = IngestSnapshot.empty
     private var stopping = false
+    /// Fault injection (debug only, docs/health.md): the loop stops going round until stopped.
+    private var hung = false
     /// CLOCK_MONOTONIC time of the loop's last iteration: the watchdog's liveness proof.
     private var heartbeat: Int64 = 0
     private let wakeup: CaptureWakeup
@@ -58,6 +63,9 @@ final class LiveIngest: @unchecked Sendable {
 
     private var isStopping: Bool { lock.withLock { stopping } }
 
+    /// Hangs the capture loop (its heartbeat goes stale, so the watchdog stops being kicked).
+    func hang() { lock.withLock { hung = true } }
+
     /// Whether the capture loop went round within `nanoseconds` (it does at least every tick,
     /// with or without traffic, also while the interface is missing). False before it starts.
     func isAlive(within nanoseconds: Int64) -> Bool {
@@ -72,6 +80,7 @@ final class LiveIngest: @unchecked Sendable {
         while true {
             let beat = monotonicNanoseconds()
             if lock.withLock({ heartbeat = beat; return stopping }) { break }
+            while lock.withLock({ hung && !stopping }) { usleep(100_000) }
             let now = realtimeNanoseconds()
             if !state.capture.isOpen, now >= state.nextOpenAttempt { open(state, now: now) }
             do {

@@ -72,17 +72,7 @@ class Context:
     def led_lines(self):
         """{(chip, offset): (consumer, 'out hi'|'out lo'|'in …')} for every requested GPIO line,
         from /sys/kernel/debug/gpio (it lists only requested lines, with direction and level)."""
-        text = self.run("cat /sys/kernel/debug/gpio").output
-        lines, chip, first = {}, None, 0
-        for row in text.splitlines():
-            header = re.match(r"^(gpiochip\d+): GPIOs (\d+)-", row)
-            if header:
-                chip, first = header.group(1), int(header.group(2))
-                continue
-            m = re.match(r"^\s*gpio-(\d+)\s+\(([^|]*)\|([^)]*)\)\s+(in|out)\s+(hi|lo)", row)
-            if m and chip is not None:
-                lines[(chip, int(m.group(1)) - first)] = (m.group(3).strip(), f"{m.group(4)} {m.group(5)}")
-        return lines
+        return parse_debugfs_gpio(self.run("cat /sys/kernel/debug/gpio").output)
 
     def led_key(self, led):
         spec = self.board["leds"][led]
@@ -96,6 +86,20 @@ class Context:
         if output not in ("0", "1"):
             raise CheckFailed(f"gpioget printed {output!r}, expected 0 or 1")
         return output == "1"
+
+
+def parse_debugfs_gpio(text):
+    """/sys/kernel/debug/gpio text → {(chip, offset): (consumer, 'out hi'|'out lo'|'in …')}."""
+    lines, chip, first = {}, None, 0
+    for row in text.splitlines():
+        header = re.match(r"^(gpiochip\d+): GPIOs (\d+)-", row)
+        if header:
+            chip, first = header.group(1), int(header.group(2))
+            continue
+        m = re.match(r"^\s*gpio-(\d+)\s+\(([^|]*)\|([^)]*)\)\s+(in|out)\s+(hi|lo)", row)
+        if m and chip is not None:
+            lines[(chip, int(m.group(1)) - first)] = (m.group(3).strip(), f"{m.group(4)} {m.group(5)}")
+    return lines
 
 
 def expect(condition, message):
@@ -169,10 +173,20 @@ def ready_journal(ctx):
     expect(entry.get("GRANDSTAND_VERSION"), "ready entry has no GRANDSTAND_VERSION")
 
 
-@check("led-service-on")
-def led_service_on(ctx):
-    """The daemon holds the board's LED lines as outputs: service lit, fault dark."""
-    lines = ctx.led_lines()
+@check("led-lines-held")
+def led_lines_held(ctx):
+    """The daemon holds the board's LED lines as outputs, and the service LED shows the state the
+    management API reports: lit when up, dark when down (the fault LED blinks the code then)."""
+    # A slow boot can start the daemon before udev gives the chip to group gpio: it retries
+    # every 5 s, so wait for the lines rather than fail on the first look.
+    deadline = time.monotonic() + 40
+    while True:
+        lines = ctx.led_lines()
+        if all(lines.get(ctx.led_key(n), ("",))[0] == "grandstand" for n in ctx.board["leds"]):
+            break
+        if time.monotonic() > deadline:
+            break
+        time.sleep(2)
     leds = ctx.board["leds"]
     for name in leds:
         key = ctx.led_key(name)
@@ -180,14 +194,12 @@ def led_service_on(ctx):
         consumer, state = lines[key]
         expect(consumer == "grandstand", f"{name} LED {key} consumer {consumer!r}, expected 'grandstand'")
         expect(state.startswith("out"), f"{name} LED {key} is {state}, expected an output")
-
-    def level(name, on):  # the debugfs state of a lit/dark LED
-        return "out hi" if on != leds[name]["activeLow"] else "out lo"
-    expect(lines[ctx.led_key("service")][1] == level("service", True), f"service LED not lit: {lines}")
-    expect(lines[ctx.led_key("fault")][1] == level("fault", False), f"fault LED lit on a healthy start: {lines}")
     chip, line = ctx.led_key("service")
     info = ctx.run(f"gpioinfo -c {chip} {line}").output
     expect(re.search(r'\boutput\b.*\bconsumer="?grandstand"?', info), f"gpioinfo disagrees: {info}")
+    service = wait_service(ctx, lambda s: "not-running" not in s["reasons"], 30, "the first evaluation as running")
+    lit = led_lit(ctx, ctx.led_lines(), "service")
+    expect(lit == (service["state"] == "up"), f"service LED lit={lit} but the service is {service}")
 
 
 @check("http-health")
@@ -280,6 +292,247 @@ def journal_gatewayd(ctx):
     entries = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
     expect(any(e.get("GRANDSTAND_EVENT") == "ready" for e in entries),
            f"GET /entries?MESSAGE_ID={READY_ID} has no ready entry: {output[:400]}")
+
+
+# Service state, LED patterns and the watchdog (docs/health.md). The daemon boots down in the VM
+# (no channels, no wlan0: wifi-down, blink code 2); "led-steady-up" installs a config with a
+# static channel and no Wi-Fi to bring it up; "watchdog-restart" hangs the capture loop through
+# the debug-only fault route and waits for systemd to restart the daemon; "health-restore" puts
+# the image's config back (later checks expect it).
+CONFIG = "/etc/grandstand/config.json"
+DEBUG_ENV = "/etc/default/grandstand"
+SERVICE_UP_ID = "fa5af90925e74c9a951e3f65cb560a84"
+SERVICE_DOWN_ID = "7157912a35264f74a887543d9fdb43e2"
+FAULT_ID = "810f20dde8d640878b712669f2dcc8c5"
+
+
+def mgmt(ctx, method, path):
+    """(HTTP status, body) of a management API call made inside the guest with the config's token."""
+    config = json.loads(ctx.run(f"cat {CONFIG}").output)
+    token = (config.get("management") or {}).get("token")
+    if not token:  # a generated token lives in the state directory
+        token = ctx.run("cat /var/lib/grandstand/management-token").output.strip()
+    host, _, port = config.get("listeners", {}).get("management", "127.0.0.1:8081").rpartition(":")
+    host = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    result = ctx.run(f"curl -sS -m 10 -X {method} -H 'Authorization: Bearer {token}' -w '\\n%{{http_code}}' "
+                     f"'http://{host}:{port}{path}'", expect_ok=False)
+    body, _, code = result.output.rpartition("\n")
+    return (int(code) if code.isdigit() else 0), body
+
+
+def service_state(ctx):
+    status, body = mgmt(ctx, "GET", "/api/v1/status")
+    if status != 200:
+        return None
+    return json.loads(body).get("service")
+
+
+def wait_service(ctx, predicate, timeout, what):
+    """The status API's `service` object once `predicate` holds; a clear failure otherwise."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = service_state(ctx)
+        except ValueError:
+            last = None
+        if last and predicate(last):
+            return last
+        time.sleep(1)
+    raise CheckFailed(f"waited {timeout} s for {what}; service state {last}:\n{ctx.unit_log()}")
+
+
+def led_lit(ctx, lines, led):
+    """Whether `led` is lit in a parsed debugfs table (None when grandstand does not hold it)."""
+    entry = lines.get(ctx.led_key(led))
+    if not entry or entry[0] != "grandstand" or not entry[1].startswith("out"):
+        return None
+    return (entry[1] == "out hi") != ctx.board["leds"][led]["activeLow"]
+
+
+def trace_leds(ctx, seconds, before=""):
+    """What the LED lines did for `seconds`: ({led: lit|None} read back from debugfs at the start,
+    [(kernel time, led, lit)] for every level the kernel drove onto them, from the gpio:gpio_value
+    tracepoint). Exact timing even when TCG makes polling slow. `before` runs once tracing is on."""
+    script = (f"T=/sys/kernel/tracing; [ -e $T/events/gpio/gpio_value/enable ] || T=/sys/kernel/debug/tracing\n"
+              "echo 0 > $T/tracing_on; echo > $T/trace; echo 1 > $T/events/gpio/gpio_value/enable; echo 1 > $T/tracing_on\n"
+              f"echo @GPIO; cat /sys/kernel/debug/gpio; echo @BEFORE\n{before}\nsleep {seconds}\n"
+              "echo 0 > $T/tracing_on; echo 0 > $T/events/gpio/gpio_value/enable; echo @TRACE; cat $T/trace")
+    output = ctx.run(script, timeout=seconds + 90).output
+    expect("@TRACE" in output, f"tracing the GPIO lines failed:\n{output[-2000:]}")
+    gpio_text = output.split("@GPIO", 1)[1].split("@BEFORE", 1)[0]
+    bases = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(gpiochip\d+): GPIOs (\d+)-", gpio_text, re.M)}
+    lines = parse_debugfs_gpio(gpio_text)
+    initial = {led: led_lit(ctx, lines, led) for led in ctx.board["leds"]}
+    by_number = {bases[spec["chip"]] + spec["line"]: led for led, spec in ctx.board["leds"].items() if spec["chip"] in bases}
+    events = []
+    for m in re.finditer(r"\s(\d+\.\d+): gpio_value: (\d+) set (\d+)", output.split("@TRACE", 1)[1]):
+        led = by_number.get(int(m.group(2)))
+        if led:
+            events.append((float(m.group(1)), led, (m.group(3) != "0") != ctx.board["leds"][led]["activeLow"]))
+    return initial, events
+
+
+def timeline(initial, events, led):
+    """[(time, lit)] level changes of one LED (repeated writes of the same level dropped)."""
+    changes, level = [], initial.get(led)
+    for t, name, lit in events:
+        if name == led and lit != level:
+            changes.append((t, lit))
+            level = lit
+    return changes
+
+
+def rising_edges(initial, events, led):
+    return [t for t, lit in timeline(initial, events, led) if lit]
+
+
+def bursts(edges, gap=1.0):
+    """Edge times grouped into bursts separated by more than `gap` seconds."""
+    groups = []
+    for t in edges:
+        if groups and t - groups[-1][-1] <= gap:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+def restart_and_track(ctx, before=""):
+    """Restarts the unit (after `before`), waits for active, records the new PID."""
+    ctx.run(f"{before}\nsystemctl restart {SERVICE}", timeout=120)
+    props = ctx.service("ActiveState", "MainPID")
+    expect(props["ActiveState"] == "active", f"after restart: {props}:\n{ctx.unit_log()}")
+    ctx.facts["pid"] = props["MainPID"]
+
+
+@check("led-lamp-test")
+def led_lamp_test(ctx):
+    """At start every LED is lit for about a second (lamp test), then the state pattern follows."""
+    initial, events = trace_leds(ctx, 12, before=f"systemctl restart --no-block {SERVICE}")
+    ctx.facts["pid"] = ctx.service("MainPID")["MainPID"]
+    # Levels replayed from the restart on (the old process darkens everything when it stops).
+    level = {led: False for led in ctx.board["leds"]}
+    lamp_on = lamp_off = None
+    for t, led, lit in events:
+        level[led] = lit
+        if lamp_on is None and all(level.values()):
+            lamp_on = t
+        elif lamp_on is not None and not all(level.values()):
+            lamp_off = t
+            break
+    expect(lamp_on is not None, f"no moment with every LED lit in 12 s after the restart ({len(events)} line writes):\n"
+                                f"{ctx.unit_log()}")
+    expect(lamp_off is not None, "the LEDs stayed all lit (lamp test never ended)")
+    expect(0.8 <= lamp_off - lamp_on <= 2.0, f"lamp test lasted {lamp_off - lamp_on:.2f} s, expected ~1 s")
+    ctx.facts["lamp-test-seconds"] = round(lamp_off - lamp_on, 2)
+
+
+@check("led-blink-code")
+def led_blink_code(ctx):
+    """Down (the VM has no channels and no wlan0): service dark, the fault LED blinks the code of
+    the first reason (N blinks of 250 ms, pause), as GET /api/v1/leds reports."""
+    service = wait_service(ctx, lambda s: s["state"] == "down" and "not-running" not in s["reasons"], 30, "down")
+    status, body = mgmt(ctx, "GET", "/api/v1/leds")
+    expect(status == 200, f"GET /api/v1/leds: HTTP {status} {body}")
+    pattern = json.loads(body)["pattern"]
+    expect(pattern.startswith("blink-code-"), f"pattern {pattern!r} while down ({service})")
+    blinks = int(pattern.rsplit("-", 1)[1])
+    initial, events = trace_leds(ctx, 2.5 + 2 * (blinks * 0.5 + 1.5))
+    expect(initial["service"] is False and not rising_edges(initial, events, "service"), "service LED lit while down")
+    fault = timeline(initial, events, "fault")
+    groups = bursts([t for t, lit in fault if lit])
+    complete = groups[1:-1] if len(groups) > 2 else []
+    expect(complete, f"no complete blink burst on the fault LED: {groups}")
+    expect(all(len(g) == blinks for g in complete),
+           f"bursts of {[len(g) for g in complete]} blinks, expected {blinks} ({service['reasons']})")
+    on_times = [b[0] - a[0] for a, b in zip(fault, fault[1:]) if a[1] and not b[1]]
+    expect(on_times and all(0.15 <= d <= 0.5 for d in on_times), f"blinks lit for {on_times} s, expected 0.25 s")
+    ctx.facts["blink-code"] = blinks
+
+
+@check("led-locate")
+def led_locate(ctx):
+    """POST /api/v1/leds/locate blinks every LED together at 4 Hz, then the state pattern returns."""
+    status, body = mgmt(ctx, "POST", "/api/v1/leds/locate?seconds=6")
+    expect(status == 200, f"locate: HTTP {status} {body}")
+    initial, events = trace_leds(ctx, 3)
+    edges = {led: rising_edges(initial, events, led) for led in ctx.board["leds"]}
+    for led, times in edges.items():
+        expect(len(times) >= 8, f"{led} LED blinked {len(times)} times in 3 s of locate, expected ~12")
+    service = edges["service"]
+    for led, times in edges.items():
+        expect(all(min(abs(t - s) for s in service) < 0.05 for t in times), f"{led} LED does not blink with service")
+    time.sleep(4)
+    status, body = mgmt(ctx, "GET", "/api/v1/leds")
+    expect(json.loads(body)["pattern"] == f"blink-code-{ctx.fact('blink-code')}", f"after locate: {body}")
+
+
+@check("led-steady-up")
+def led_steady_up(ctx):
+    """With a static channel and no Wi-Fi interface the service is up: service LED steadily lit,
+    fault dark; a service-up entry is journaled."""
+    original = ctx.run(f"cat {CONFIG}").output
+    ctx.facts["config-original"] = original
+    config = json.loads(original)
+    config.setdefault("network", {})["wifiInterface"] = None
+    config["channels"] = [{"name": "VM Check", "kind": "video", "group": "239.255.42.1", "port": 5000}]
+    config["health"] = {"enterSeconds": 1, "exitSeconds": 1}
+    text = json.dumps(config).replace("'", "'\\''")
+    restart_and_track(ctx, before=f"printf '%s\\n' '{text}' > {CONFIG}")
+    wait_service(ctx, lambda s: s["state"] == "up", 40, "service up")
+    initial, events = trace_leds(ctx, 3)
+    expect(initial["service"] is True and not timeline(initial, events, "service"),
+           f"service LED not steadily lit while up: {initial}, {timeline(initial, events, 'service')}")
+    expect(initial["fault"] is False and not rising_edges(initial, events, "fault"), "fault LED lit while up")
+    entries = [e for e in ctx.journal(SERVICE_UP_ID, wait=5) if e.get("_PID") == ctx.fact("pid")]
+    expect(entries and entries[-1].get("GRANDSTAND_REASONS") == "none",
+           f"no service-up entry (MESSAGE_ID={SERVICE_UP_ID}) from PID {ctx.fact('pid')}: {entries[-1:]}")
+
+
+@check("watchdog-restart")
+def watchdog_restart(ctx):
+    """A hung capture loop stops WATCHDOG=1; systemd kills and restarts the daemon (NRestarts
+    goes up, a new PID), which comes back up and lights the service LED."""
+    restart_and_track(ctx, before=f"echo GRANDSTAND_DEBUG_FAULTS=1 > {DEBUG_ENV}")
+    old_pid = ctx.fact("pid")
+    restarts = int(ctx.service("NRestarts")["NRestarts"])
+    status, body = mgmt(ctx, "POST", "/api/v1/debug/fault?name=hang-pipeline")
+    expect(status == 200, f"fault route: HTTP {status} {body}")
+    started = time.monotonic()
+    deadline = started + 120
+    while True:
+        props = ctx.service("ActiveState", "MainPID", "NRestarts")
+        if props["MainPID"] not in (old_pid, "0") and props["ActiveState"] == "active":
+            break
+        expect(time.monotonic() < deadline, f"no restart within 120 s of the hang: {props}:\n{ctx.unit_log()}")
+        time.sleep(2)
+    ctx.facts["pid"] = props["MainPID"]
+    ctx.facts["watchdog-restart-seconds"] = round(time.monotonic() - started)
+    expect(int(props["NRestarts"]) == restarts + 1, f"NRestarts {props['NRestarts']}, expected {restarts + 1}")
+    log = ctx.run(f"journalctl -b -u {SERVICE} --no-pager | grep -i 'watchdog timeout'", expect_ok=False).output
+    expect("atchdog timeout" in log, f"systemd did not log a watchdog timeout:\n{ctx.unit_log()}")
+    faults = [e for e in ctx.journal(FAULT_ID) if e.get("_PID") == old_pid]
+    expect(faults, f"no fault-injected entry from PID {old_pid}")
+    wait_service(ctx, lambda s: s["state"] == "up", 40, "service up after the restart")
+    initial, events = trace_leds(ctx, 2)
+    expect(initial["service"] is True and not timeline(initial, events, "service"),
+           "service LED not steadily lit after the watchdog restart")
+
+
+@check("health-restore")
+def health_restore(ctx):
+    """The image's config back (down again): a service-down entry carries REASONS and the bitmap."""
+    original = ctx.facts.get("config-original")  # absent when led-steady-up failed early
+    write = "" if original is None else "printf '%s\\n' '" + original.replace("'", "'\\''") + f"' > {CONFIG}"
+    restart_and_track(ctx, before=f"rm -f {DEBUG_ENV}; {write}")
+    wait_service(ctx, lambda s: s["state"] == "down" and "not-running" not in s["reasons"], 30, "down again")
+    entries = [e for e in ctx.journal(SERVICE_DOWN_ID, wait=5)
+               if e.get("_PID") == ctx.fact("pid") and "no-channels" in e.get("GRANDSTAND_REASONS", "")]
+    expect(entries, f"no service-down entry with no-channels from PID {ctx.fact('pid')}")
+    bitmap = int(entries[-1].get("GRANDSTAND_REASONS_BITMAP", "0"))
+    expect(bitmap & 4, f"GRANDSTAND_REASONS_BITMAP={bitmap} lacks no-channels (4)")
+    expect(ctx.run(f"test -e {DEBUG_ENV}", expect_ok=False).status != 0, f"{DEBUG_ENV} still present")
 
 
 # Lines the daemon holds (0-2 on qemu-virt) double as the "busy line" for the EBUSY test; the
