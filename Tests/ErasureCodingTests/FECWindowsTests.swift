@@ -72,6 +72,40 @@ import GrandstandCore
     }
 }
 
+extension FECWindowsTests {
+    /// Mixed packet sizes on ISA-L's zero-copy rebuild: full-length sources read in place,
+    /// shorter ones padded in scratch, lost ones of any size (the longest too) rebuilt exactly.
+    @Test(arguments: [1, 3, 7])
+    func variableSizesRebuildInPlaceOnISAL(seed: Int) throws {
+        var random = SeededBytes(state: UInt64(seed) + 500)
+        var packets: [[UInt8]] = []
+        for i in 0..<40 {
+            let length = i % 4 == 0 ? 1316 : 188 * (1 + (i * seed) % 7)
+            packets.append(Self.rtp(UInt16(i), length: length, random: &random))
+        }
+        var encoder = ReedSolomonWindowEncoder(configuration: .init(sourceCount: 10, repairCount: 4), math: ISALReedSolomonMath())
+        var decoder = ReedSolomonWindowDecoder(math: ISALReedSolomonMath())
+        var delivered: [[UInt8]] = [], actions: [FECAction] = []
+        // Per window: a full-length source, a short one and, in odd windows, the last.
+        var dropped: Set<Int> = []
+        for w in 0..<4 {
+            dropped.insert(w * 10 + (w % 2 == 0 ? 4 : 2))   // i % 4 == 0: 1316 bytes
+            dropped.insert(w * 10 + 5 + seed % 3)
+            if w % 2 == 1 { dropped.insert(w * 10 + 9) }
+        }
+        for (i, packet) in packets.enumerated() {
+            let repairs = encoder.add(packet)
+            if !dropped.contains(i) { decoder.receiveSource(packet[...], nowNanoseconds: Int64(i), into: &actions) }
+            for repair in repairs { decoder.receiveRepair(repair[...], nowNanoseconds: Int64(i), into: &actions) }
+        }
+        decoder.finish(nowNanoseconds: 1_000, into: &actions)
+        for case let .deliver(packet) in actions { delivered.append(packet.bytes) }
+        #expect(delivered == packets)
+        #expect(decoder.stats.recoveredPackets == dropped.count)
+        #expect(decoder.stats.windowRecoverySuccesses == 4 && decoder.stats.recoveriesRejected == 0)
+    }
+}
+
 @Suite struct ISALChecksumTests {
     @Test func crc32cIsCastagnoli() {
         let math = ISALReedSolomonMath()

@@ -137,6 +137,22 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
         try decoder.reconstructUnsafe(length: symbolLength, survivors: inputs, into: outputs)
     }
 
+    /// The pointer path: one decode-table lookup, then ISA-L on each column range where it lies.
+    public func reconstruct(sourceCount k: Int, repairCount m: Int, indices: [Int], columns: [Int],
+                            inputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>,
+                            outputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>) throws {
+        let decoder = try decoder(sourceCount: k, repairCount: m, received: indices)
+        let e = decoder.missing.count
+        guard indices == decoder.survivors, inputs.count >= columns.count * k, outputs.count >= columns.count * e,
+              let input = inputs.baseAddress, let output = outputs.baseAddress else {
+            throw ErasureCodingError("reconstruct", .wrongOutputCount(expected: columns.count * e, got: outputs.count))
+        }
+        guard e > 0 else { return }
+        for (range, length) in columns.enumerated() where length > 0 {
+            try decoder.reconstructUnsafe(length: length, survivors: input + range * k, into: output + range * e)
+        }
+    }
+
     /// CRC-32C with ISA-L's crc32_iscsi (SSE4.2 / ARMv8 CRC instructions where available).
     public func crc32c(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }

@@ -98,4 +98,19 @@ public struct ReedSolomonDecoder: Sendable, Equatable {
                            UnsafeMutablePointer(mutating: tables.baseAddress!), &inputs, &results)
         }
     }
+
+    /// As above with caller-owned pointer tables (no array copies): `survivors` holds
+    /// `self.survivors.count` pointers, `outputs` `self.missing.count`.
+    public func reconstructUnsafe(length: Int, survivors pointers: UnsafePointer<UnsafeMutablePointer<UInt8>?>,
+                                  into outputs: UnsafePointer<UnsafeMutablePointer<UInt8>?>) throws {
+        guard length > 0, !missing.isEmpty else { return }
+        guard length <= Int(Int32.max) else {
+            throw ErasureCodingError("reconstructUnsafe", .lengthMismatch(index: 0, expected: Int(Int32.max), got: length))
+        }
+        decodeTables.withUnsafeBufferPointer { tables in
+            ec_encode_data(Int32(length), Int32(codec.sourceCount), Int32(missing.count),
+                           UnsafeMutablePointer(mutating: tables.baseAddress!), UnsafeMutablePointer(mutating: pointers),
+                           UnsafeMutablePointer(mutating: outputs))
+        }
+    }
 }

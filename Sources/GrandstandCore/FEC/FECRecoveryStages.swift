@@ -49,6 +49,12 @@ public enum FECRecovery {
     static func outputs(_ actions: [FECAction]) -> [RecoveryOutput] {
         var out: [RecoveryOutput] = []
         out.reserveCapacity(actions.count)
+        append(actions, to: &out)
+        return out
+    }
+
+    /// `outputs(_:)` appending to `out`.
+    static func append(_ actions: [FECAction], to out: inout [RecoveryOutput]) {
         for action in actions {
             switch action {
             case let .deliver(packet):
@@ -64,7 +70,6 @@ public enum FECRecovery {
                 break
             }
         }
-        return out
     }
 }
 
@@ -72,6 +77,8 @@ public enum FECRecovery {
 /// is a repair packet (the channel has one repair port).
 public struct ReedSolomonRecovery: RecoveryStage {
     public private(set) var decoder: ReedSolomonWindowDecoder
+    /// The decoder's actions for one media packet, reused (the receive path's `into:` form).
+    private var actions: [FECAction] = []
 
     public init(configuration: FECDecoderConfiguration = FECDecoderConfiguration(), math: any ReedSolomonMath) {
         decoder = ReedSolomonWindowDecoder(configuration: configuration, math: math)
@@ -81,12 +88,24 @@ public struct ReedSolomonRecovery: RecoveryStage {
         FECRecovery.outputs(decoder.receiveSource(FECRecovery.bytes(of: packet)[...], nowNanoseconds: arrivalNanoseconds))
     }
 
+    public mutating func media(_ packet: RTPPacket, outcome: SequenceTracker.Outcome, arrivalNanoseconds: Int64,
+                               into outputs: inout [RecoveryOutput]) {
+        decoder.receiveSource(FECRecovery.bytes(of: packet)[...], nowNanoseconds: arrivalNanoseconds, into: &actions)
+        FECRecovery.append(actions, to: &outputs)
+        actions.removeAll(keepingCapacity: true)
+    }
+
     public mutating func repair(port: UInt16, payload: ArraySlice<UInt8>, arrivalNanoseconds: Int64) -> [RecoveryOutput] {
         FECRecovery.outputs(decoder.receiveRepair(payload, nowNanoseconds: arrivalNanoseconds))
     }
 
     public mutating func tick(nowNanoseconds: Int64) -> [RecoveryOutput] {
         FECRecovery.outputs(decoder.tick(nowNanoseconds: nowNanoseconds))
+    }
+
+    /// Channel removed: open windows close as at the end of input, held packets come out.
+    public mutating func finish(nowNanoseconds: Int64) -> [RecoveryOutput] {
+        FECRecovery.outputs(decoder.finish(nowNanoseconds: nowNanoseconds))
     }
 
     public var counters: [(name: String, value: Int)] { decoder.stats.keyValues.map { ($0.key, $0.value) } }
@@ -111,6 +130,11 @@ public struct SMPTE2022Recovery: RecoveryStage {
 
     public mutating func tick(nowNanoseconds: Int64) -> [RecoveryOutput] {
         FECRecovery.outputs(decoder.tick(nowNanoseconds: nowNanoseconds))
+    }
+
+    /// Channel removed: open windows close as at the end of input, held packets come out.
+    public mutating func finish(nowNanoseconds: Int64) -> [RecoveryOutput] {
+        FECRecovery.outputs(decoder.finish(nowNanoseconds: nowNanoseconds))
     }
 
     public var counters: [(name: String, value: Int)] { decoder.stats.keyValues.map { ($0.key, $0.value) } }

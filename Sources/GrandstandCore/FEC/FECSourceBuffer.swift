@@ -29,6 +29,9 @@ struct FECSourceBuffer: Sendable {
     let hold: Int64
     private let mask: Int
     private var slots: [Entry?]
+    /// The extended sequence number in each slot (-1: empty), beside `slots` so membership tests
+    /// read one integer and never touch (retain) the packet: its memory may be long cold.
+    private var exts: [Int64]
     /// Next extended sequence number to release; -1 before the first packet.
     private(set) var next: Int64 = -1
     /// Highest extended sequence number stored.
@@ -43,6 +46,7 @@ struct FECSourceBuffer: Sendable {
         while capacity < max(1, history) + Int(Self.maxJump) + 2 { capacity <<= 1 }
         mask = capacity - 1
         slots = Array(repeating: nil, count: capacity)
+        exts = Array(repeating: -1, count: capacity)
     }
 
     var started: Bool { next >= 0 }
@@ -56,12 +60,13 @@ struct FECSourceBuffer: Sendable {
 
     /// The packet at `ext` if it is still held or in the history.
     func entry(_ ext: Int64) -> Entry? {
-        guard started, ext >= next - history, ext <= highest, let entry = slots[Int(ext & Int64(mask))],
-              entry.ext == ext else { return nil }
-        return entry
+        guard contains(ext) else { return nil }
+        return slots[Int(ext & Int64(mask))]
     }
 
-    func contains(_ ext: Int64) -> Bool { entry(ext) != nil }
+    func contains(_ ext: Int64) -> Bool {
+        started && ext >= next - history && ext <= highest && exts[Int(ext & Int64(mask))] == ext
+    }
 
     mutating func insert(ext: Int64, bytes: [UInt8], arrival: Int64, recovered: Bool) -> InsertOutcome {
         if !started {
@@ -70,9 +75,10 @@ struct FECSourceBuffer: Sendable {
         }
         if ext > highest + Self.maxJump || ext < next - history - Self.maxJump { return .restart }
         let index = Int(ext & Int64(mask))
-        if let existing = slots[index], existing.ext == ext, ext >= next - history { return .duplicate }
+        if exts[index] == ext, ext >= next - history { return .duplicate }
         guard ext >= next - history else { return .late }
         slots[index] = Entry(ext: ext, bytes: bytes, arrival: arrival, recovered: recovered)
+        exts[index] = ext
         if ext > highest {
             highest = ext
         }
@@ -83,12 +89,18 @@ struct FECSourceBuffer: Sendable {
     /// were abandoned or whose follower has waited `hold` while no open window awaits them.
     mutating func release(now: Int64, stats: inout FECStats, awaited: (Int64) -> Bool) -> [FECAction] {
         var actions: [FECAction] = []
+        release(now: now, stats: &stats, into: &actions, awaited: awaited)
+        return actions
+    }
+
+    /// `release(now:stats:awaited:)` appending to `actions`.
+    mutating func release(now: Int64, stats: inout FECStats, into actions: inout [FECAction], awaited: (Int64) -> Bool) {
         while started, next <= highest {
             if let entry = slots[Int(next & Int64(mask))], entry.ext == next {
                 actions.append(.deliver(FECDeliveredPacket(sequenceNumber: UInt16(truncatingIfNeeded: next), bytes: entry.bytes,
                                                            recovered: entry.recovered, timestampNanoseconds: entry.arrival)))
                 if entry.recovered { stats.recoveredPackets += 1 } else { stats.sourcePackets += 1 }
-                abandoned.remove(next)
+                if !abandoned.isEmpty { abandoned.remove(next) }
                 next += 1
                 continue
             }
@@ -108,14 +120,19 @@ struct FECSourceBuffer: Sendable {
             stats.unrecoveredPackets += Int(run)
             next += run
         }
-        return actions
     }
 
     /// Releases everything held (missing packets as lost) and forgets the stream, for a sender
     /// restart or the end of input.
     mutating func flush(now: Int64, stats: inout FECStats) -> [FECAction] {
-        guard started else { return [] }
         var actions: [FECAction] = []
+        flush(now: now, stats: &stats, into: &actions)
+        return actions
+    }
+
+    /// `flush(now:stats:)` appending to `actions`.
+    mutating func flush(now: Int64, stats: inout FECStats, into actions: inout [FECAction]) {
+        guard started else { return }
         var missingFrom: Int64? = nil
         func endRun(_ ext: Int64) {
             if let first = missingFrom {
@@ -138,9 +155,9 @@ struct FECSourceBuffer: Sendable {
         }
         endRun(ext)
         slots = Array(repeating: nil, count: slots.count)
+        exts = Array(repeating: -1, count: exts.count)
         next = -1
         highest = -1
         abandoned = []
-        return actions
     }
 }

@@ -20,6 +20,11 @@ public protocol ReedSolomonMath: Sendable {
     func reconstruct(sourceCount k: Int, repairCount m: Int, symbolLength: Int, indices: [Int],
                      symbols: UnsafeBufferPointer<UInt8>, output: UnsafeMutableBufferPointer<UInt8>) throws
 
+    /// See the extension: the pointer form the decoder uses (survivors read where they lie).
+    func reconstruct(sourceCount k: Int, repairCount m: Int, indices: [Int], columns: [Int],
+                     inputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>,
+                     outputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>) throws
+
     /// CRC-32C of `bytes` (implementations may use a hardware CRC).
     func crc32c(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32
 }
@@ -38,6 +43,36 @@ extension ReedSolomonMath {
         for (slot, index) in rebuilt.keys.sorted().enumerated() {
             guard let bytes = rebuilt[index], (slot + 1) * symbolLength <= output.count else { continue }
             for i in 0..<symbolLength { output[slot * symbolLength + i] = bytes[i] }
+        }
+    }
+
+    /// Pointer form for the decoder's rebuild: the k survivors listed in `indices`
+    /// (ascending) read where they lie, in column ranges (the code works column by column).
+    /// Range r has `columns[r]` bytes; `inputs[r * k + i]` points at survivor i's first byte of
+    /// the range and `outputs[r * e + j]` at missing source j's (e = k − sources in `indices`,
+    /// ascending). One decode-table lookup serves every range. The default gathers each range
+    /// into a flat buffer and goes through the flat form.
+    public func reconstruct(sourceCount k: Int, repairCount m: Int, indices: [Int], columns: [Int],
+                            inputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>,
+                            outputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>) throws {
+        let e = k - indices.lazy.filter { $0 < k }.count
+        for (range, length) in columns.enumerated() where length > 0 {
+            var flat = [UInt8](repeating: 0, count: k * length)
+            var rebuilt = [UInt8](repeating: 0, count: e * length)
+            for i in 0..<k {
+                guard let source = inputs[range * k + i] else { continue }
+                for c in 0..<length { flat[i * length + c] = source[c] }
+            }
+            try flat.withUnsafeBufferPointer { symbols in
+                try rebuilt.withUnsafeMutableBufferPointer { output in
+                    try reconstruct(sourceCount: k, repairCount: m, symbolLength: length, indices: indices,
+                                    symbols: symbols, output: output)
+                }
+            }
+            for j in 0..<e {
+                guard let target = outputs[range * e + j] else { continue }
+                for c in 0..<length { target[c] = rebuilt[j * length + c] }
+            }
         }
     }
 

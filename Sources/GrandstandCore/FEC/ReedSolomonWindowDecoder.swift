@@ -5,7 +5,19 @@
 /// symbols; a window that cannot recover fails when all m repairs are in and a later packet
 /// arrived, when a repair of a newer window arrives, or `timeoutNanoseconds` after its first
 /// repair — and its missing packets are released as lost at once, so delivery never stalls.
+///
+/// Every call exists in two forms: returning `[FECAction]`, and appending to a caller-owned
+/// array (`into:`) that a hot loop reuses (no allocation per packet; docs/performance.md).
 public struct ReedSolomonWindowDecoder: Sendable {
+    /// One repair symbol as received: a slice of the repair packet (kept, not copied).
+    struct Repair: Sendable {
+        var index: Int
+        var checksum: UInt32
+        var symbol: ArraySlice<UInt8>
+        /// The CRC-32C was checked (once, when the symbol is first needed).
+        var verified = false
+    }
+
     struct Window: Sendable {
         var id: UInt32
         var k: Int
@@ -13,25 +25,49 @@ public struct ReedSolomonWindowDecoder: Sendable {
         var base: Int64
         var symbolLength: Int
         var ssrc: UInt32
-        var repairs: [Int: [UInt8]] = [:]
-        var checksums: [Int: UInt32] = [:]
+        /// Usable repairs, ascending by index (a corrupted one is removed when found).
+        var repairs: [Repair]
+        /// Every repair index received, corrupted ones included (256 bits: m ≤ 254).
+        var seen: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         var deadline: Int64
         var warning: Bool
         var end: Int64 { base + Int64(k) }
+
+        var seenCount: Int { seen.0.nonzeroBitCount + seen.1.nonzeroBitCount + seen.2.nonzeroBitCount + seen.3.nonzeroBitCount }
+
+        mutating func markSeen(_ index: Int) {
+            let bit = UInt64(1) << UInt64(index & 63)
+            switch index >> 6 {
+            case 0: seen.0 |= bit
+            case 1: seen.1 |= bit
+            case 2: seen.2 |= bit
+            default: seen.3 |= bit
+            }
+        }
+
+        func hasRepair(_ index: Int) -> Bool { repairs.contains { $0.index == index } }
+
+        /// Keeps `repairs` ascending by index (usually an append).
+        mutating func add(_ repair: Repair) {
+            var at = repairs.count
+            while at > 0, repairs[at - 1].index > repair.index { at -= 1 }
+            repairs.insert(repair, at: at)
+        }
     }
 
     public let configuration: FECDecoderConfiguration
-    private let math: any ReedSolomonMath
-    private var buffer: FECSourceBuffer
-    /// The k symbols of the window being rebuilt, reused from window to window.
-    private var scratch: [UInt8] = []
-    private var windows: [UInt32: Window] = [:]
+    let math: any ReedSolomonMath
+    var buffer: FECSourceBuffer
+    /// Open windows, ascending by id (a handful at most: a small array, no dictionary or sort).
+    private var windows: [Window] = []
     private var closedIDs: Set<UInt32> = []
     private var closedOrder: [UInt32] = []
     private var closedCursor = 0
     private var newest: (id: UInt32, end: Int64)? = nil
     private var ssrc: UInt32? = nil
-    public private(set) var stats = FECStats()
+    /// Buffers of the rebuild, reused from window to window (ReedSolomonWindowRebuild.swift).
+    var scratch = RebuildScratch()
+    public internal(set) var stats = FECStats()
 
     static let closedMemory = 1024
     static let maxGhostWindows = 16
@@ -48,19 +84,49 @@ public struct ReedSolomonWindowDecoder: Sendable {
 
     /// One source RTP packet (the whole datagram payload) as it arrived.
     public mutating func receiveSource(_ packet: ArraySlice<UInt8>, nowNanoseconds now: Int64) -> [FECAction] {
+        var actions: [FECAction] = []
+        receiveSource(packet, nowNanoseconds: now, into: &actions)
+        return actions
+    }
+
+    /// One packet of the repair flow as it arrived.
+    public mutating func receiveRepair(_ packet: ArraySlice<UInt8>, nowNanoseconds now: Int64) -> [FECAction] {
+        var actions: [FECAction] = []
+        receiveRepair(packet, nowNanoseconds: now, into: &actions)
+        return actions
+    }
+
+    /// Closes windows whose time is up and releases packets that waited long enough. Call it
+    /// periodically (e.g. every 10–50 ms) so failures are reported even when nothing arrives.
+    public mutating func tick(nowNanoseconds now: Int64) -> [FECAction] {
+        var actions: [FECAction] = []
+        tick(nowNanoseconds: now, into: &actions)
+        return actions
+    }
+
+    /// End of input: closes every open window and releases everything held.
+    public mutating func finish(nowNanoseconds now: Int64) -> [FECAction] {
+        var actions: [FECAction] = []
+        finish(nowNanoseconds: now, into: &actions)
+        return actions
+    }
+
+    /// `receiveSource(_:nowNanoseconds:)` appending to `actions`.
+    public mutating func receiveSource(_ packet: ArraySlice<UInt8>, nowNanoseconds now: Int64, into actions: inout [FECAction]) {
         guard let fields = RTPFields(packet) else {
             stats.sourcePacketsMalformed += 1
-            return []
+            return
         }
-        var actions: [FECAction] = []
-        if let known = ssrc, known != fields.ssrc { actions += restart(now: now) }
+        if let known = ssrc, known != fields.ssrc { restart(now: now, into: &actions) }
         ssrc = fields.ssrc
+        // A slice spanning its whole array becomes that array without a copy.
+        let bytes = Array(packet)
         var ext = buffer.extend(fields.sequence)
-        var outcome = buffer.insert(ext: ext, bytes: Array(packet), arrival: now, recovered: false)
+        var outcome = buffer.insert(ext: ext, bytes: bytes, arrival: now, recovered: false)
         if outcome == .restart {
-            actions += restart(now: now)
+            restart(now: now, into: &actions)
             ext = buffer.extend(fields.sequence)
-            outcome = buffer.insert(ext: ext, bytes: Array(packet), arrival: now, recovered: false)
+            outcome = buffer.insert(ext: ext, bytes: bytes, arrival: now, recovered: false)
         }
         switch outcome {
         case .duplicate, .late: stats.sourcePacketsLate += 1
@@ -68,94 +134,105 @@ public struct ReedSolomonWindowDecoder: Sendable {
         }
         if outcome != .duplicate {
             // The packet may complete its window, or show that an earlier window's sources are over.
-            for id in windows.keys.sorted() where windows[id].map({ $0.base <= ext }) == true {
-                actions += attempt(id, now: now)
-            }
+            forEachWindow(where: { $0.base <= ext }) { decoder, id in decoder.attempt(id, now: now, into: &actions) }
         }
-        return actions + release(now: now)
+        release(now: now, into: &actions)
     }
 
-    /// One packet of the repair flow as it arrived.
-    public mutating func receiveRepair(_ packet: ArraySlice<UInt8>, nowNanoseconds now: Int64) -> [FECAction] {
+    /// `receiveRepair(_:nowNanoseconds:)` appending to `actions`.
+    public mutating func receiveRepair(_ packet: ArraySlice<UInt8>, nowNanoseconds now: Int64, into actions: inout [FECAction]) {
         guard case let .success((header, symbol)) = ReedSolomonRepairHeader.parse(packet: packet) else {
             stats.repairPacketsMalformed += 1
-            return []
+            return
         }
         if let known = ssrc, known != header.ssrc {
             stats.repairPacketsMalformed += 1
-            return []
+            return
         }
         let id = header.windowID
         stats.repairPackets += 1
         if closedIDs.contains(id) || isStale(id) {
             stats.repairPacketsLate += 1
-            return []
+            return
         }
-        var actions: [FECAction] = []
-        if var window = windows[id] {
+        let repair = Repair(index: header.repairIndex, checksum: header.symbolChecksum, symbol: symbol)
+        if let slot = slot(of: id) {
+            let window = windows[slot]
             guard window.k == header.sourceCount, window.m == header.repairCount, window.symbolLength == header.symbolLength,
                   UInt16(truncatingIfNeeded: window.base) == header.sequenceBase, window.ssrc == header.ssrc else {
                 stats.repairPacketsMalformed += 1
-                return []
+                return
             }
-            guard window.repairs[header.repairIndex] == nil else {
+            guard !window.hasRepair(header.repairIndex) else {
                 stats.repairPacketsLate += 1
-                return []
+                return
             }
-            window.repairs[header.repairIndex] = Array(symbol)
-            window.checksums[header.repairIndex] = header.symbolChecksum
-            windows[id] = window
+            windows[slot].add(repair)
+            windows[slot].markSeen(header.repairIndex)
         } else {
             // A base far from the stream's position is garbage or a stale sender: not a window.
             let base = buffer.extend(header.sequenceBase)
             if buffer.started, abs(base - buffer.highest) > FECSourceBuffer.maxJump {
                 stats.repairPacketsMalformed += 1
-                return []
+                return
             }
             // Bounded state: at most `maxOpenWindows` windows wait at once; the oldest fails first.
-            if windows.count >= Self.maxOpenWindows, let oldest = windows.keys.min(by: { Int32(bitPattern: $0 &- $1) < 0 }) {
-                actions += close(oldest, failed: true, now: now)
+            if windows.count >= Self.maxOpenWindows,
+               let oldest = windows.min(by: { Int32(bitPattern: $0.id &- $1.id) < 0 })?.id {
+                close(oldest, failed: true, now: now, into: &actions)
             }
             let k = header.sourceCount, m = header.repairCount
-            let window = Window(id: id, k: k, m: m, base: base, symbolLength: header.symbolLength,
-                                ssrc: header.ssrc, repairs: [header.repairIndex: Array(symbol)],
-                                checksums: [header.repairIndex: header.symbolChecksum],
-                                deadline: now + configuration.timeoutNanoseconds,
+            var window = Window(id: id, k: k, m: m, base: base, symbolLength: header.symbolLength, ssrc: header.ssrc,
+                                repairs: [repair], deadline: now + configuration.timeoutNanoseconds,
                                 warning: k + m > configuration.recommendedMaxSymbols)
-            actions += openWindow(window, now: now)
-            guard windows[id] != nil else { return actions + release(now: now) }
+            window.markSeen(header.repairIndex)
+            openWindow(window, now: now, into: &actions)
+            guard slot(of: id) != nil else {
+                release(now: now, into: &actions)
+                return
+            }
         }
-        actions += attempt(id, now: now)
-        return actions + release(now: now)
+        attempt(id, now: now, into: &actions)
+        release(now: now, into: &actions)
     }
 
-    /// Closes windows whose time is up and releases packets that waited long enough. Call it
-    /// periodically (e.g. every 10–50 ms) so failures are reported even when nothing arrives.
-    public mutating func tick(nowNanoseconds now: Int64) -> [FECAction] {
-        var actions: [FECAction] = []
-        for id in windows.keys.sorted() where windows[id].map({ $0.deadline <= now }) == true {
+    /// `tick(nowNanoseconds:)` appending to `actions`.
+    public mutating func tick(nowNanoseconds now: Int64, into actions: inout [FECAction]) {
+        forEachWindow(where: { $0.deadline <= now }) { decoder, id in
             // At the deadline a missing source is lost, not late (e.g. the stream's last packet):
             // rebuild it if the window holds k symbols, else fail.
-            actions += attempt(id, now: now, final: true)
-            if windows[id] != nil { actions += close(id, failed: true, now: now) }
+            decoder.attempt(id, now: now, final: true, into: &actions)
+            if decoder.slot(of: id) != nil { decoder.close(id, failed: true, now: now, into: &actions) }
         }
-        return actions + release(now: now)
+        release(now: now, into: &actions)
     }
 
-    /// End of input: closes every open window and releases everything held.
-    public mutating func finish(nowNanoseconds now: Int64) -> [FECAction] {
-        restart(now: now)
+    /// `finish(nowNanoseconds:)` appending to `actions`.
+    public mutating func finish(nowNanoseconds now: Int64, into actions: inout [FECAction]) {
+        restart(now: now, into: &actions)
     }
 
     // MARK: Windows
+
+    func slot(of id: UInt32) -> Int? { windows.firstIndex { $0.id == id } }
+
+    /// Runs `body` for each open window matching `condition` (checked when its turn comes), in
+    /// id order; `body` may close that window.
+    private mutating func forEachWindow(where condition: (Window) -> Bool, _ body: (inout ReedSolomonWindowDecoder, UInt32) -> Void) {
+        var i = 0
+        while i < windows.count {
+            let id = windows[i].id
+            if condition(windows[i]) { body(&self, id) }
+            if i < windows.count, windows[i].id == id { i += 1 }
+        }
+    }
 
     private func isStale(_ id: UInt32) -> Bool {
         guard let newest else { return false }
         return Int32(bitPattern: id &- newest.id) < -Int32(Self.closedMemory / 2)
     }
 
-    private mutating func openWindow(_ window: Window, now: Int64) -> [FECAction] {
-        var actions: [FECAction] = []
+    private mutating func openWindow(_ window: Window, now: Int64, into actions: inout [FECAction]) {
         // Windows whose every repair was lost sit between the newest known window and this one.
         if let newest {
             let step = Int32(bitPattern: window.id &- newest.id)
@@ -164,15 +241,15 @@ public struct ReedSolomonWindowDecoder: Sendable {
                 if span > 0, span % gap == 0, span / gap <= 255 {
                     for i in 0..<gap {
                         let base = newest.end + i * (span / gap)
-                        actions += closeGhost(id: newest.id &+ UInt32(i + 1), base: base, k: Int(span / gap), now: now)
+                        closeGhost(id: newest.id &+ UInt32(i + 1), base: base, k: Int(span / gap), now: now, into: &actions)
                     }
                 }
             }
         }
         if newest == nil || Int32(bitPattern: window.id &- newest!.id) > 0 { newest = (window.id, window.end) }
         // The sender sends a window's repairs before the next window's: older windows get no more.
-        for id in windows.keys.sorted() where Int32(bitPattern: window.id &- id) >= 1 {
-            actions += attempt(id, now: now, final: true)
+        forEachWindow(where: { Int32(bitPattern: window.id &- $0.id) >= 1 }) { decoder, id in
+            decoder.attempt(id, now: now, final: true, into: &actions)
         }
         if window.k + window.m > 255 || window.k + window.m > configuration.maxSymbols {
             let report = FECWindowReport(windowID: Int64(window.id), sourceCount: window.k, repairCount: window.m,
@@ -181,14 +258,16 @@ public struct ReedSolomonWindowDecoder: Sendable {
                                          timestampNanoseconds: now)
             remember(window.id)
             stats.count(report)
-            return actions + [.windowClosed(report)]
+            actions.append(.windowClosed(report))
+            return
         }
-        windows[window.id] = window
-        return actions
+        var at = windows.count
+        while at > 0, windows[at - 1].id > window.id { at -= 1 }
+        windows.insert(window, at: at)
     }
 
-    private mutating func closeGhost(id: UInt32, base: Int64, k: Int, now: Int64) -> [FECAction] {
-        guard !closedIDs.contains(id), windows[id] == nil else { return [] }
+    private mutating func closeGhost(id: UInt32, base: Int64, k: Int, now: Int64, into actions: inout [FECAction]) {
+        guard !closedIDs.contains(id), slot(of: id) == nil else { return }
         let missing = (0..<Int64(k)).filter { !buffer.contains(base + $0) }
         for offset in missing where base + offset >= buffer.next { buffer.abandoned.insert(base + offset) }
         let report = FECWindowReport(windowID: Int64(id), sourceCount: k, repairCount: 0, firstSequence: UInt16(truncatingIfNeeded: base),
@@ -196,120 +275,73 @@ public struct ReedSolomonWindowDecoder: Sendable {
                                      warning: false, timestampNanoseconds: now)
         remember(id)
         stats.count(report)
-        return [.windowClosed(report)]
+        actions.append(.windowClosed(report))
     }
 
     /// Recovers window `id` if it holds k symbols; with `final`, fails it if it cannot.
-    private mutating func attempt(_ id: UInt32, now: Int64, final: Bool = false) -> [FECAction] {
-        guard var window = windows[id] else { return [] }
-        let missing = (0..<window.k).filter { !buffer.contains(window.base + Int64($0)) }
-        if missing.isEmpty { return close(id, failed: false, now: now) }
+    mutating func attempt(_ id: UInt32, now: Int64, final: Bool = false, into actions: inout [FECAction]) {
+        guard let slot = slot(of: id) else { return }
+        let window = windows[slot]
+        var missing = scratch.missing
+        scratch.missing = []
+        defer { scratch.missing = missing }
+        missing.removeAll(keepingCapacity: true)
+        for index in 0..<window.k where !buffer.contains(window.base + Int64(index)) { missing.append(index) }
+        if missing.isEmpty { return close(id, failed: false, now: now, into: &actions) }
         // A source not yet passed by the stream may just be late (reordered across flows): it
         // counts as lost once a later source arrived, or when the window must close.
-        if !final, let last = missing.last, window.base + Int64(last) > buffer.highest { return [] }
-        guard window.k - missing.count + window.repairs.count >= window.k else {
-            return final || exhausted(window) ? close(id, failed: true, now: now) : []
+        if !final, let last = missing.last, window.base + Int64(last) > buffer.highest { return }
+        guard window.repairs.count >= missing.count else {
+            if final || exhausted(window) { close(id, failed: true, now: now, into: &actions) }
+            return
         }
         // Any k symbols do: every source that arrived, then repairs in index order. Repairs are
-        // checked (CRC-32C) only when used; a corrupted one is dropped and counted.
-        let k = window.k, size = window.symbolLength
-        var usable: [(Int, [UInt8])] = []
-        for (index, symbol) in window.repairs.sorted(by: { $0.key < $1.key }) where usable.count < missing.count {
-            let crc = symbol.withUnsafeBufferPointer { math.crc32c($0) }
-            guard crc == window.checksums[index] else {
-                window.repairs[index] = nil
-                stats.repairPacketsMalformed += 1
-                continue
-            }
-            usable.append((index, symbol))
-        }
-        windows[id] = window
-        guard usable.count == missing.count else {
-            return final || exhausted(window) ? close(id, failed: true, now: now) : []
-        }
-        var indices: [Int] = []
-        indices.reserveCapacity(k)
-        // The flat buffer is kept between windows (no allocation or memset per window): each
-        // slot's zero padding is written as the slot is filled.
-        var symbols = scratch
-        scratch = []
-        defer { scratch = symbols }
-        if symbols.count < k * size { symbols = [UInt8](repeating: 0, count: k * size) }
-        var oversized = false
-        symbols.withUnsafeMutableBufferPointer { flat in
-            var slot = 0
-            for index in 0..<k {
-                guard let entry = buffer.entry(window.base + Int64(index)) else { continue }
-                let bytes = entry.bytes
-                guard bytes.count + ReedSolomonRepairHeader.symbolOverhead <= size else {
-                    oversized = true
-                    return
+        // checked (CRC-32C) only when needed; a corrupted one is dropped and counted.
+        var usable = 0, r = 0
+        while usable < missing.count, r < windows[slot].repairs.count {
+            if !windows[slot].repairs[r].verified {
+                let crc = windows[slot].repairs[r].symbol.withUnsafeBufferPointer { math.crc32c($0) }
+                guard crc == windows[slot].repairs[r].checksum else {
+                    windows[slot].repairs.remove(at: r)
+                    stats.repairPacketsMalformed += 1
+                    continue
                 }
-                flat[slot * size] = UInt8(truncatingIfNeeded: bytes.count >> 8)
-                flat[slot * size + 1] = UInt8(truncatingIfNeeded: bytes.count)
-                bytes.withUnsafeBufferPointer { source in
-                    UnsafeMutableBufferPointer(rebasing: flat[(slot * size + 2)..<(slot * size + 2 + bytes.count)])
-                        .update(fromContentsOf: source)
-                }
-                UnsafeMutableBufferPointer(rebasing: flat[(slot * size + 2 + bytes.count)..<((slot + 1) * size)]).update(repeating: 0)
-                indices.append(index)
-                slot += 1
+                windows[slot].repairs[r].verified = true
             }
-            for (index, symbol) in usable {
-                symbol.withUnsafeBufferPointer { source in
-                    UnsafeMutableBufferPointer(rebasing: flat[(slot * size)..<((slot + 1) * size)]).update(fromContentsOf: source)
-                }
-                indices.append(k + index)
-                slot += 1
-            }
+            usable += 1
+            r += 1
         }
-        guard !oversized else {
+        guard usable == missing.count else {
+            if final || exhausted(windows[slot]) { close(id, failed: true, now: now, into: &actions) }
+            return
+        }
+        switch rebuild(windows[slot], missing: missing, now: now) {
+        case .rejected:
             stats.recoveriesRejected += missing.count
-            return close(id, failed: true, now: now)
+            close(id, failed: true, now: now, into: &actions)
+        case .failed:
+            close(id, failed: true, now: now, into: &actions)
+        case .rebuilt(let count, let tooLate):
+            close(id, failed: tooLate, now: now, recovered: tooLate ? 0 : count, lost: missing.count, into: &actions)
         }
-        var rebuilt = [UInt8](repeating: 0, count: missing.count * size)
-        do {
-            try symbols.withUnsafeBufferPointer { all in
-                try rebuilt.withUnsafeMutableBufferPointer { output in
-                    try math.reconstruct(sourceCount: k, repairCount: window.m, symbolLength: size, indices: indices,
-                                         symbols: UnsafeBufferPointer(rebasing: all[0..<(k * size)]), output: output)
-                }
-            }
-        } catch {
-            return close(id, failed: true, now: now)
-        }
-        var packets: [(Int64, [UInt8])] = []
-        for (slot, index) in missing.enumerated() {
-            let ext = window.base + Int64(index)
-            guard let packet = ReedSolomonRepairHeader.packet(inSymbol: rebuilt[(slot * size)..<((slot + 1) * size)]),
-                  let fields = RTPFields(packet[...]), fields.sequence == UInt16(truncatingIfNeeded: ext),
-                  fields.ssrc == window.ssrc else {
-                // A wrong survivor would corrupt every rebuilt packet: deliver none of them.
-                stats.recoveriesRejected += missing.count
-                return close(id, failed: true, now: now)
-            }
-            packets.append((ext, packet))
-        }
-        var tooLate = false
-        for (ext, packet) in packets where buffer.insert(ext: ext, bytes: packet, arrival: now, recovered: true) != .stored {
-            tooLate = true
-        }
-        return close(id, failed: tooLate, now: now, recovered: tooLate ? 0 : packets.count, lost: missing.count)
     }
 
     /// Every repair is in and the stream has moved past the window's last source: nothing more
     /// can come (short of reordering beyond a window, which the timeout covers).
     private func exhausted(_ window: Window) -> Bool {
-        window.checksums.count == window.m && buffer.started && buffer.highest >= window.end - 1
+        window.seenCount == window.m && buffer.started && buffer.highest >= window.end - 1
     }
 
-    private mutating func close(_ id: UInt32, failed: Bool, now: Int64, recovered: Int = 0, lost: Int? = nil) -> [FECAction] {
-        guard let window = windows.removeValue(forKey: id) else { return [] }
-        let missing = (0..<Int64(window.k)).filter { !buffer.contains(window.base + $0) }
-        if failed {
-            for offset in missing where window.base + offset >= buffer.next { buffer.abandoned.insert(window.base + offset) }
+    private mutating func close(_ id: UInt32, failed: Bool, now: Int64, recovered: Int = 0, lost: Int? = nil,
+                                into actions: inout [FECAction]) {
+        guard let slot = slot(of: id) else { return }
+        let window = windows.remove(at: slot)
+        var missing = 0
+        for offset in 0..<Int64(window.k) where !buffer.contains(window.base + offset) {
+            missing += 1
+            if failed, window.base + offset >= buffer.next { buffer.abandoned.insert(window.base + offset) }
         }
-        let lostCount = lost ?? missing.count
+        let lostCount = lost ?? missing
         let result: FECWindowResult = failed ? .failed : (lostCount == 0 ? .noLoss : .recovered)
         let report = FECWindowReport(windowID: Int64(window.id), sourceCount: window.k, repairCount: window.m,
                                      firstSequence: UInt16(truncatingIfNeeded: window.base), lostSources: lostCount,
@@ -317,7 +349,7 @@ public struct ReedSolomonWindowDecoder: Sendable {
                                      timestampNanoseconds: now)
         remember(id)
         stats.count(report)
-        return [.windowClosed(report)]
+        actions.append(.windowClosed(report))
     }
 
     private mutating func remember(_ id: UInt32) {
@@ -333,19 +365,15 @@ public struct ReedSolomonWindowDecoder: Sendable {
 
     // MARK: Delivery
 
-    private mutating func release(now: Int64) -> [FECAction] {
+    private mutating func release(now: Int64, into actions: inout [FECAction]) {
         let open = windows
-        return buffer.release(now: now, stats: &stats) { ext in open.values.contains { $0.base <= ext && ext < $0.end } }
+        buffer.release(now: now, stats: &stats, into: &actions) { ext in open.contains { $0.base <= ext && ext < $0.end } }
     }
 
     /// Closes every open window (failed if it misses sources) and flushes the stream.
-    private mutating func restart(now: Int64) -> [FECAction] {
-        var actions: [FECAction] = []
-        for id in windows.keys.sorted() {
-            actions += attempt(id, now: now, final: true)
-        }
-        actions += buffer.flush(now: now, stats: &stats)
+    private mutating func restart(now: Int64, into actions: inout [FECAction]) {
+        forEachWindow(where: { _ in true }) { decoder, id in decoder.attempt(id, now: now, final: true, into: &actions) }
+        buffer.flush(now: now, stats: &stats, into: &actions)
         newest = nil
-        return actions
     }
 }

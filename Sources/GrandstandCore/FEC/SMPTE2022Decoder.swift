@@ -362,11 +362,7 @@ public struct SMPTE2022Decoder: Sendable {
             timestamp ^= fields.timestamp
             length ^= UInt16(truncatingIfNeeded: size)
             if size != payload.count { sameLength = false }
-            payload.withUnsafeMutableBufferPointer { out in
-                entry.bytes.withUnsafeBufferPointer { source in
-                    for i in 0..<size { out[i] ^= source[12 + i] }
-                }
-            }
+            XORBytes.accumulate(into: &payload, from: entry.bytes, offset: 12, count: size)
         }
         var size = Int(length)
         // FFmpeg's prompeg writes the (constant) packet length instead of the XOR of lengths.

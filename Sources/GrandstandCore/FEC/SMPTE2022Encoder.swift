@@ -53,11 +53,7 @@ public struct SMPTE2022Encoder: Sendable {
             let size = packet.count - 12
             length ^= UInt16(truncatingIfNeeded: size)
             if payload.count < size { payload.append(contentsOf: repeatElement(0, count: size - payload.count)) }
-            payload.withUnsafeMutableBufferPointer { out in
-                packet.withUnsafeBufferPointer { source in
-                    for i in 0..<size { out[i] ^= source[12 + i] }
-                }
-            }
+            XORBytes.accumulate(into: &payload, from: packet, offset: 12, count: size)
         }
 
         func packet(sequence: UInt16, isRow: Bool, offset: Int, count: Int) -> SMPTE2022FECPacket {

@@ -80,6 +80,12 @@ struct ChannelReceiver: Sendable {
         handle(outputs, stats: &stats, into: &actions)
     }
 
+    /// The channel goes away: the recovery stage hands on what it holds (docs/fec.md).
+    mutating func finish(now: Int64, stats: inout ChannelStats, into actions: inout [IngestAction]) {
+        let outputs = recovery.finish(nowNanoseconds: now)
+        handle(outputs, stats: &stats, into: &actions)
+    }
+
     /// Copies the sequence, jitter and recovery counters into `stats`, on top of what earlier
     /// receivers of the same channel id counted (`ChannelStats.carry`).
     func snapshot(into stats: inout ChannelStats) {

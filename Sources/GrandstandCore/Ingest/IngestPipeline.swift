@@ -61,6 +61,10 @@ public struct IngestPipeline: Sendable {
         mutating func tick(now: Int64, into actions: inout [IngestAction]) {
             receiver?.tick(now: now, stats: &stats, into: &actions)
         }
+
+        mutating func finish(now: Int64, into actions: inout [IngestAction]) {
+            receiver?.finish(now: now, stats: &stats, into: &actions)
+        }
     }
 
     public private(set) var registry: ChannelRegistry
@@ -86,7 +90,8 @@ public struct IngestPipeline: Sendable {
         sapGroupSet = Set(configuration.sapGroups)
         recoveryFactory = configuration.recovery
         pending = registry.channels.map { .added($0) }
-        apply(pending)
+        var none: [IngestAction] = []   // no receiver exists yet: nothing to flush
+        apply(pending, now: 0, into: &none)
     }
 
     /// The registry's channels, sorted by id.
@@ -148,7 +153,7 @@ public struct IngestPipeline: Sendable {
                 sapDrops.add(reason)
             case .success(let changes):
                 if !changes.isEmpty {
-                    apply(changes)
+                    apply(changes, now: datagram.timestampNanoseconds, into: &actions)
                     actions.append(.channelsChanged(changes))
                 }
             }
@@ -171,7 +176,7 @@ public struct IngestPipeline: Sendable {
         var actions = flushPending()
         let changes = registry.tick(now: nowNanoseconds)
         if !changes.isEmpty {
-            apply(changes)
+            apply(changes, now: nowNanoseconds, into: &actions)
             actions.append(.channelsChanged(changes))
         }
         for id in laneIndex.keys.sorted() {
@@ -195,13 +200,14 @@ public struct IngestPipeline: Sendable {
     }
 
     /// Follows channel changes: receivers created, reset (when what they receive changed) or
-    /// dropped; routes rebuilt. Stats stay, keyed by id.
-    private mutating func apply(_ changes: [ChannelChange]) {
+    /// dropped; routes rebuilt. Stats stay, keyed by id. A receiver that goes is flushed first
+    /// (its recovery stage's held packets and losses land in `actions`, before the change).
+    private mutating func apply(_ changes: [ChannelChange], now: Int64, into actions: inout [IngestAction]) {
         for change in changes {
             let channel = change.channel
             switch change {
             case .removed:
-                retireReceiver(channel.id)
+                retireReceiver(channel.id, now: now, into: &actions)
             case .added, .updated:
                 announced[channel.id] = (channel.sessionNum ?? "", channel.name)
                 let index = lane(channel.id)
@@ -209,11 +215,11 @@ public struct IngestPipeline: Sendable {
                 if channel.kind.isSupported {
                     if current == nil || current?.kind != channel.kind || current?.rtp != channel.rtp || current?.source != channel.source
                         || current?.fec != channel.fec {
-                        retireReceiver(channel.id)
+                        retireReceiver(channel.id, now: now, into: &actions)
                         lanes[index].receiver = ChannelReceiver(channel: channel, recovery: recoveryFactory(channel))
                     }
                 } else {
-                    retireReceiver(channel.id)
+                    retireReceiver(channel.id, now: now, into: &actions)
                 }
             }
         }
@@ -229,9 +235,13 @@ public struct IngestPipeline: Sendable {
         }
     }
 
-    /// Drops a channel's receiver, keeping its counters in the channel's stats.
-    private mutating func retireReceiver(_ id: String) {
-        guard let index = laneIndex[id], let receiver = lanes[index].receiver else { return }
+    /// Drops a channel's receiver, keeping its counters in the channel's stats. Its recovery
+    /// stage is finished first: packets it held come out and open FEC windows are closed and
+    /// counted (docs/fec.md, "Channel removal"), never dropped silently.
+    private mutating func retireReceiver(_ id: String, now: Int64, into actions: inout [IngestAction]) {
+        guard let index = laneIndex[id], lanes[index].receiver != nil else { return }
+        lanes[index].finish(now: now, into: &actions)
+        guard let receiver = lanes[index].receiver else { return }
         lanes[index].receiver = nil
         receiver.snapshot(into: &lanes[index].stats)
         lanes[index].stats.carry()

@@ -15,11 +15,17 @@ public protocol RecoveryStage: Sendable {
     mutating func repair(port: UInt16, payload: ArraySlice<UInt8>, arrivalNanoseconds: Int64) -> [RecoveryOutput]
     /// Time passes: windows may close (and their losses be declared) without new packets.
     mutating func tick(nowNanoseconds: Int64) -> [RecoveryOutput]
+    /// The channel is removed (or its receiver replaced): hand on every packet still held and
+    /// declare the rest lost, closing open FEC windows as at the end of input (a window that
+    /// can still be rebuilt is; one that cannot counts as a failure). Default: nothing is held.
+    mutating func finish(nowNanoseconds: Int64) -> [RecoveryOutput]
     /// The stage's own counters for stats.json (e.g. `window_recovery_successes`), snake_case.
     var counters: [(name: String, value: Int)] { get }
 }
 
 extension RecoveryStage {
+    public mutating func finish(nowNanoseconds: Int64) -> [RecoveryOutput] { [] }
+
     public mutating func media(_ packet: RTPPacket, outcome: SequenceTracker.Outcome, arrivalNanoseconds: Int64,
                                into outputs: inout [RecoveryOutput]) {
         outputs.append(contentsOf: media(packet, outcome: outcome, arrivalNanoseconds: arrivalNanoseconds))
