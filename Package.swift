@@ -52,6 +52,8 @@ let package = Package(
         .target(name: "WiFi", dependencies: ["CGSNetlink", "GrandstandCore"], path: "Sources/Adapters/WiFi"),
         .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
         .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem"], path: "Sources/Adapters/HTTPServer"),
+        // The management CLI's HTTP/1.1 client (status, channels, stats, logs): Glibc sockets only.
+        .target(name: "HTTPClient", path: "Sources/Adapters/HTTPClient"),
         // UDP multicast sending (and a joined receiver for tests): Glibc sockets only.
         .target(name: "Multicast", dependencies: ["GrandstandCore"], path: "Sources/Adapters/Multicast"),
 
@@ -60,7 +62,7 @@ let package = Package(
             name: "grandstand",
             dependencies: [
                 "GrandstandCore", "Capture", "Systemd", "MediaCodec", "ErasureCoding", "WiFi", "GPIO",
-                "HTTPServer", "Multicast", "CGSBuildStamp",
+                "HTTPServer", "HTTPClient", "Multicast", "CGSBuildStamp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/grandstand"),
@@ -78,7 +80,8 @@ let package = Package(
         .testTarget(name: "WiFiTests", dependencies: ["WiFi", "GrandstandCore"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer"]),
         .testTarget(name: "MulticastTests", dependencies: ["Multicast", "GrandstandCore", "TestSupport"]),
-        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "Multicast", "TestSupport"]),
+        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "Multicast", "HTTPClient", "TestSupport"]),
     ]
 )

@@ -7,6 +7,7 @@ struct Grandstand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "grandstand",
         abstract: "Venue gateway: multicast ingest, FEC, HLS serving, LEDs and journald reporting.",
-        subcommands: [RunCommand.self, DemoCommand.self, ReplayCommand.self, SendCommand.self, ListenCommand.self, VersionCommand.self,
-                      LedsCommand.self, BenchFanCommand.self])
+        subcommands: [RunCommand.self, DemoCommand.self, ReplayCommand.self, SendCommand.self, ListenCommand.self,
+                      StatusCommand.self, ChannelsCommand.self, StatsCommand.self, LogsCommand.self, LedsCommand.self,
+                      VersionCommand.self, BenchFanCommand.self])
 }

@@ -1,4 +1,7 @@
 import CGSSystemd
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads entries back from the local journal (sd-journal(3)): what `grandstand logs` and the
 /// management API's log view use, and how tests prove an entry really landed with its fields.
@@ -19,6 +22,27 @@ public final class JournalReader {
         let match = Array("\(name)=\(value)".utf8)
         try SystemdError.check(match.withUnsafeBytes { sd_journal_add_match(handle, $0.baseAddress, $0.count) },
                                "sd_journal_add_match \(name)")
+    }
+
+    /// Starts a new group of matches ORed with the ones before (sd_journal_add_disjunction).
+    public func addDisjunction() throws(SystemdError) {
+        try SystemdError.check(sd_journal_add_disjunction(handle), "sd_journal_add_disjunction")
+    }
+
+    /// Removes every match.
+    public func flushMatches() {
+        sd_journal_flush_matches(handle)
+    }
+
+    /// Positions before the first entry at or after `realtimeMicroseconds` (wall clock): `next`
+    /// returns that entry, `previous` the one before it.
+    public func seek(realtimeMicroseconds: UInt64) throws(SystemdError) {
+        try SystemdError.check(sd_journal_seek_realtime_usec(handle, realtimeMicroseconds), "sd_journal_seek_realtime_usec")
+    }
+
+    /// Positions at the entry with `cursor` (from `JournalEntry.cursor`); `next` returns it.
+    public func seek(cursor: String) throws(SystemdError) {
+        try SystemdError.check(sd_journal_seek_cursor(handle, cursor), "sd_journal_seek_cursor")
     }
 
     public func seekHead() throws(SystemdError) {
@@ -60,14 +84,28 @@ public final class JournalReader {
             let name = String(decoding: bytes[..<equals], as: UTF8.self)
             fields[name] = Array(bytes[(equals + 1)...])
         }
-        return JournalEntry(realtimeMicroseconds: realtime, fields: fields)
+        var cursor: UnsafeMutablePointer<CChar>?
+        try SystemdError.check(sd_journal_get_cursor(handle, &cursor), "sd_journal_get_cursor")
+        defer { free(cursor) }
+        return JournalEntry(realtimeMicroseconds: realtime, cursor: cursor.map { String(cString: $0) } ?? "", fields: fields)
     }
 }
 
 /// One journal entry as read back: its wall-clock time and every field, trusted ones included.
 public struct JournalEntry: Sendable, Equatable {
     public let realtimeMicroseconds: UInt64
+    /// Names this entry's position for `JournalReader.seek(cursor:)` (e.g. resuming a follow).
+    public let cursor: String
     public let fields: [String: [UInt8]]
+
+    public init(realtimeMicroseconds: UInt64, cursor: String = "", fields: [String: [UInt8]]) {
+        self.realtimeMicroseconds = realtimeMicroseconds
+        self.cursor = cursor
+        self.fields = fields
+    }
+
+    /// Every field as text (invalid UTF-8 replaced), for rendering.
+    public var textFields: [String: String] { fields.mapValues { String(decoding: $0, as: UTF8.self) } }
 
     public subscript(_ name: String) -> String? {
         fields[name].map { String(decoding: $0, as: UTF8.self) }

@@ -26,7 +26,8 @@ extension GatewayConfig {
 
     static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> GatewayConfig? {
         guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board",
-                                                                         "streamers", "channels", "discovery", "fec", "health", "hls"]) else {
+                                                                         "streamers", "channels", "discovery", "fec", "health", "hls",
+                                                                         "stateDirectory", "logLevel"]) else {
             return nil
         }
         let license = decodeLicense(root, &reader)
@@ -49,11 +50,23 @@ extension GatewayConfig {
             listeners.management = decodeListenAddress(object["management"], at: object.path("management"), &reader) ?? listeners.management
         }
         var token: String?
-        let managementPath = root.path("management")
-        if let object = reader.object(root["management"], at: managementPath, known: ["token"]) {
-            token = reader.string(object["token"], at: object.path("token"), required: true)
-        } else if root["management"] == nil {
-            reader.report(managementPath, "required object is missing (needs \"token\")")
+        if let object = reader.object(root["management"], at: root.path("management"), known: ["token"]) {
+            token = reader.string(object["token"], at: object.path("token"))
+            if let text = token, let problem = ManagementToken.problem(text) {
+                reader.report(object.path("token"), problem)
+            }
+        }
+        let stateDirectory = reader.string(root["stateDirectory"], at: root.path("stateDirectory"))
+        if let path = stateDirectory, !path.hasPrefix("/") {
+            reader.report(root.path("stateDirectory"), "\"\(path)\" is not an absolute path")
+        }
+        var logLevel = LogLevel.info
+        if let name = reader.string(root["logLevel"], at: root.path("logLevel")) {
+            if let level = LogLevel(name: name) {
+                logLevel = level
+            } else {
+                reader.report(root.path("logLevel"), "\"\(name)\" is not a log level (\(LogLevel.allCases.map(\.name).joined(separator: ", ")))")
+            }
         }
         let board = reader.string(root["board"], at: root.path("board"))
         let streamers = decodeStreamers(root, &reader)
@@ -62,8 +75,9 @@ extension GatewayConfig {
         let fec = decodeFECLimits(root, &reader)
         let health = HealthConfig.decode(root["health"], at: root.path("health"), &reader)
         let hls = decodeHLS(root, &reader)
-        guard let license, let token else { return nil }
-        var config = GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token, boardPath: board,
+        guard let license else { return nil }
+        var config = GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token,
+                                   stateDirectory: stateDirectory ?? defaultStateDirectory, logLevel: logLevel, boardPath: board,
                                    streamers: streamers, channels: channels, discovery: discovery)
         config.fec = fec
         config.health = health

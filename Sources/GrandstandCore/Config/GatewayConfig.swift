@@ -38,8 +38,16 @@ public struct GatewayConfig: Sendable, Equatable {
     public var license: License
     public var network = Network()
     public var listeners = Listeners()
-    /// Bearer token the management API requires.
-    public var managementToken: String
+    /// Bearer token the management API requires; nil: generated at first start into
+    /// `stateDirectory/management-token` and reused (docs/management.md).
+    public var managementToken: String?
+    /// Where the daemon keeps what must survive restarts (the generated token). The unit's
+    /// `StateDirectory=grandstand` makes `/var/lib/grandstand` writable for it.
+    public var stateDirectory = GatewayConfig.defaultStateDirectory
+    /// Events less important than this are not logged; changeable at run time.
+    public var logLevel = LogLevel.info
+
+    public static let defaultStateDirectory = "/var/lib/grandstand"
     /// Path of the board description (LED lines, interface names); nil runs without LEDs.
     public var boardPath: String?
     public var streamers = Streamers()

@@ -99,5 +99,10 @@ public struct JSONPath: Sendable, Equatable, CustomStringConvertible, Expressibl
 public struct JSONIssue: Sendable, Equatable, CustomStringConvertible {
     public let path: JSONPath
     public let reason: String
+
+    public init(path: JSONPath, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
     public var description: String { "\(path): \(reason)" }
 }

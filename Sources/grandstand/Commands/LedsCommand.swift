@@ -30,7 +30,9 @@ struct LedsCommand: ParsableCommand {
                 }
                 let parsed = try GatewayConfig.decode(Array(bytes))
                 address = address ?? parsed.listeners.management
+                // No token in the config: the one the daemon generated in its state directory.
                 bearer = bearer ?? parsed.managementToken
+                    ?? (try? TokenStore.read(TokenStore.path(stateDirectory: parsed.stateDirectory))) ?? nil
             }
             guard let address, let bearer else { throw ValidationError("no management address or token") }
             let response = try ManagementCall.request(method: method, path: path, address: address, token: bearer)

@@ -21,7 +21,8 @@ struct RunCommand: ParsableCommand {
         let notifier = Notifier()
         let (gatewayConfig, board) = try Self.load(configPath: config, events: events)
 
-        let daemon = Daemon(config: gatewayConfig, board: board, events: events, ingest: Daemon.productIngest(gatewayConfig))
+        let daemon = Daemon(config: gatewayConfig, board: board, events: events, ingest: Daemon.productIngest(gatewayConfig),
+                            configPath: config)
         do {
             try daemon.start()
         } catch {
@@ -44,12 +45,11 @@ struct RunCommand: ParsableCommand {
                 events.record(GatewayEvent(.stopping, "Grandstand stopping on signal", fields: [("VERSION", status.version)]))
                 return
             case .reload:
-                // The listeners keep running; a reload re-validates the file and reports the outcome.
-                _ = try? notifier.notify(.reloading)
-                if (try? Self.load(configPath: config, events: events)) != nil {
-                    events.record(GatewayEvent(.reloaded, "configuration \(config) re-read"))
+                // Re-reads and applies what can change live (RELOADING=1 … READY=1 around it);
+                // a bad file is logged and the running config stays.
+                if case .failure(let rejection)? = daemon.runtime?.reload() {
+                    printError("grandstand: reload of \(config) failed, keeping the running configuration:\n\(rejection)")
                 }
-                _ = try? notifier.notify(.ready, .status(status.summary))
             case nil:
                 break
             }

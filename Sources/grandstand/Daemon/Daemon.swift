@@ -16,7 +16,12 @@ final class Daemon {
     /// Capture settings; nil serves without ingest (listener tests).
     let ingestSettings: LiveIngest.Settings?
     let gateway: Gateway
-    private(set) var ingest: LiveIngest?
+    /// The config file `GET/PUT /api/v1/config` and SIGHUP use; nil serves without one.
+    let configPath: String?
+    private(set) var runtime: RuntimeConfig?
+    /// The running capture; replaced when ingest settings change at run time.
+    private let ingestSlot = IngestSlot()
+    var ingest: LiveIngest? { ingestSlot.live }
     private(set) var fanServer: HTTPServer?
     private(set) var managementServer: HTTPServer?
     private(set) var status: StatusReport?
@@ -24,8 +29,9 @@ final class Daemon {
     private(set) var health: HealthLoop?
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
-         ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil) {
+         ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil, configPath: String? = nil) {
         self.config = config
+        self.configPath = configPath
         self.board = board
         self.events = events
         self.ingestSettings = ingest
@@ -46,14 +52,22 @@ final class Daemon {
         var managementConfiguration = HTTPServer.Configuration(host: managementAddress.host, port: managementAddress.port)
         managementConfiguration.connectionLimit = 64
 
+        // The token first: a state directory that cannot hold it is a start error, before any thread.
+        let (token, source) = try TokenStore.resolve(config)
+        if source == .generated {
+            printError("grandstand: generated the management token in \(TokenStore.path(stateDirectory: config.stateDirectory))")
+        }
+        let runtime = RuntimeConfig(config: config, token: token, path: configPath, events: events)
         MediaCodecLibrary.quietLogging()
         let gateway = self.gateway
         var live: LiveIngest?
         if let ingestSettings {
             live = try LiveIngest(settings: ingestSettings, events: events) { gateway.handle($0) }
         }
+        // Through the slot: a live config change replaces the capture (RuntimeConfig.ingestApplier).
         var snapshot: (@Sendable () -> IngestSnapshot)?
-        if let live { snapshot = { live.snapshot } }
+        let slot = ingestSlot
+        if live != nil { snapshot = { slot.live?.snapshot ?? IngestSnapshot.empty } }
         // The LEDs and the service state first: the lamp test runs while the rest starts.
         let (held, unavailable) = openLEDs()
         let inputs = HealthInputs(config: config, ingest: snapshot, gateway: gateway)
@@ -84,15 +98,23 @@ final class Daemon {
         report.health = health
         let healthRoutes = HealthRoutes(health: health, board: board, held: held, unavailable: unavailable,
                                         injectFault: Self.faultInjection(live: live, events: events))
-        var managementRoutes = ManagementRoutes(token: config.managementToken, status: report, gateway: gateway, ingest: snapshot)
+        var managementRoutes = ManagementRoutes(runtime: runtime, status: report, gateway: gateway, ingest: snapshot)
         managementRoutes.extra = { healthRoutes.handle($0) }
         box.install(fan: FanRoutes(status: report, gateway: gateway), management: managementRoutes)
+        runtime.statusLine { report.summary }
+        if let ingestSettings {
+            let events = self.events
+            runtime.ingestApplier = { config in
+                Self.replaceIngest(slot, settings: ingestSettings, config: config, events: events, gateway: gateway)
+            }
+        }
+        self.runtime = runtime
         fanServer = fan
         managementServer = management
         status = report
         gateway.start()
         live?.start()
-        ingest = live
+        ingestSlot.live = live
         health.setLifecycle(.running)
     }
 
@@ -100,6 +122,27 @@ final class Daemon {
     /// alive without ingest): the watchdog's proof.
     func isAlive(within nanoseconds: Int64 = 5_000_000_000) -> Bool {
         (ingest?.isAlive(within: nanoseconds) ?? true) && (health?.isAlive(within: nanoseconds) ?? true)
+    }
+
+    /// Re-applies ingest settings live: a new capture with the new policy replaces the old one,
+    /// and only channels the new settings refuse are retired from serving. Nil, or why not.
+    private static func replaceIngest(_ slot: IngestSlot, settings: LiveIngest.Settings, config: GatewayConfig, events: EventLog,
+                                      gateway: Gateway) -> String? {
+        var settings = settings
+        settings.configuration = IngestConfiguration.product(config)
+        let replacement: LiveIngest
+        do {
+            replacement = try LiveIngest(settings: settings, events: events) { gateway.handle($0) }
+        } catch {
+            return "\(error)"
+        }
+        let old = slot.take()
+        old?.stop()
+        let retired = IngestReconfiguration.retired(old?.snapshot.channels ?? [], under: config)
+        if !retired.isEmpty { gateway.handle([.channelsChanged(retired.map { .removed($0, reason: .refused) })]) }
+        slot.live = replacement
+        replacement.start()
+        return nil
     }
 
     /// `hang-pipeline` when the environment has GRANDSTAND_DEBUG_FAULTS=1 (tests prove the
@@ -138,8 +181,7 @@ final class Daemon {
     /// Stops the capture, answers held requests, then closes the listeners.
     func stop() {
         health?.setLifecycle(.stopping)
-        ingest?.stop()
-        ingest = nil
+        ingestSlot.take()?.stop()
         gateway.stop()
         stopHealth()
         fanServer?.stop()
@@ -147,6 +189,20 @@ final class Daemon {
         fanServer = nil
         managementServer = nil
     }
+}
+
+/// The current capture, shared with the management routes' snapshot and the config applier.
+private final class IngestSlot: @unchecked Sendable {
+    // @unchecked: `current` is only touched under `lock`.
+    private let lock = Mutex()
+    private var current: LiveIngest?
+
+    var live: LiveIngest? {
+        get { lock.withLock { current } }
+        set { lock.withLock { current = newValue } }
+    }
+
+    func take() -> LiveIngest? { lock.withLock { defer { current = nil }; return current } }
 }
 
 /// Routes installed after the listeners know their ports; until then requests get 503.

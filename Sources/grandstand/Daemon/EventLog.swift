@@ -5,13 +5,22 @@ import Glibc
 #endif
 
 /// Writes gateway events to journald with their structured fields; when no journald listens
-/// (a developer's shell), prints them to stderr instead so nothing is lost.
+/// (a developer's shell), prints them to stderr instead so nothing is lost. Events less
+/// important than the level (config `logLevel`, `PUT /api/v1/log-level`) are dropped.
 struct EventLog: Sendable {
     let writer = JournalWriter()
     /// Diagnostics run by hand (`listen`) report to the terminal only, not the box's journal.
     var stderrOnly = false
+    /// Shared by every copy of this log, so a change at run time reaches all of them.
+    let threshold = LogThreshold()
+
+    var level: LogLevel {
+        get { threshold.level }
+        nonmutating set { threshold.level = newValue }
+    }
 
     func record(_ event: GatewayEvent) {
+        guard threshold.level.admits(priority: event.kind.priority) else { return }
         do {
             if stderrOnly { throw SystemdError("journal disabled", errno: 0) }
             try writer.send(event.journalFields.map { JournalField($0.name, $0.value) })
@@ -19,6 +28,18 @@ struct EventLog: Sendable {
             let extras = event.fields.map { " \($0.name)=\($0.value)" }.joined()
             printError("grandstand: \(event.kind.rawValue): \(event.message)\(extras)")
         }
+    }
+}
+
+/// The current log level, readable and settable from any thread.
+final class LogThreshold: @unchecked Sendable {
+    // @unchecked: `value` is only touched under `lock`.
+    private let lock = Mutex()
+    private var value = LogLevel.info
+
+    var level: LogLevel {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
     }
 }
 

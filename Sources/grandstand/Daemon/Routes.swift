@@ -1,9 +1,28 @@
 import GrandstandCore
 import HTTPServer
+import Systemd
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The management listener's routes; every request needs `Authorization: Bearer TOKEN`.
+/// One management endpoint: method, exact path, handler. Route files (HealthRoutes…) contribute
+/// their own `[ManagementRoute]` to `ManagementRoutes.table`.
+struct ManagementRoute: Sendable {
+    let method: String
+    let path: String
+    let handle: @Sendable (HTTPRequest) -> HTTPResponse
+
+    init(_ method: String, _ path: String, _ handle: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        self.method = method
+        self.path = path
+        self.handle = handle
+    }
+}
+
+/// The management listener's routes; every request needs `Authorization: Bearer TOKEN`
+/// (docs/management.md lists them).
 struct ManagementRoutes: Sendable {
-    let token: String
+    let runtime: RuntimeConfig
     let status: StatusReport
     let gateway: Gateway
     /// The live ingest's picture (channels, stats), nil when the daemon runs without capture.
@@ -11,28 +30,54 @@ struct ManagementRoutes: Sendable {
     /// Routes other files add (HealthRoutes: LEDs, debug faults); nil answer = not theirs.
     var extra: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil
 
+    /// Every route; other files add theirs here with one `+ …routes` term.
+    var table: [ManagementRoute] {
+        coreRoutes
+    }
+
+    private var coreRoutes: [ManagementRoute] {
+        [
+            ManagementRoute("GET", "/api/v1/status") { _ in .json(statusJSON().encoded + "\n") },
+            ManagementRoute("GET", "/api/v1/health") { _ in .json(statusJSON().encoded + "\n") },
+            ManagementRoute("GET", "/api/v1/version") { _ in .json(BuildInfo.current.json.encoded + "\n") },
+            ManagementRoute("GET", "/api/v1/channels") { _ in .json(ChannelCatalog.json(gateway).encoded + "\n") },
+            ManagementRoute("GET", "/api/v1/stats") { _ in .json(statsJSON().encoded + "\n") },
+            ManagementRoute("GET", "/metrics") { _ in metrics() },
+            ManagementRoute("GET", "/api/v1/logs") { logs($0) },
+            ManagementRoute("GET", "/api/v1/log-level") { _ in logLevelJSON() },
+            ManagementRoute("PUT", "/api/v1/log-level") { setLogLevel($0) },
+            ManagementRoute("GET", "/api/v1/config") { _ in config() },
+            ManagementRoute("PUT", "/api/v1/config") { replaceConfig($0) },
+        ]
+    }
+
     func handle(_ request: HTTPRequest) -> HTTPResponse {
-        guard let authorization = request.header("Authorization"), constantTimeEquals(authorization, "Bearer \(token)") else {
+        guard let authorization = request.header("Authorization"),
+              constantTimeEquals(authorization, "Bearer \(runtime.token)") else {
             return HTTPResponse(status: 401, headers: [("WWW-Authenticate", "Bearer realm=\"grandstand\"")],
                                 body: Array("management token required\n".utf8))
         }
         if let response = extra?(request) { return response }
-        switch (request.method, request.path) {
-        case ("GET", "/api/v1/status"), ("GET", "/api/v1/health"): return .json(statusJSON().encoded + "\n")
-        case ("GET", "/api/v1/version"): return .json(BuildInfo.current.json.encoded + "\n")
-        case ("GET", "/api/v1/channels"): return .json(ChannelCatalog.json(gateway).encoded + "\n")
-        case ("GET", "/api/v1/stats"): return .json(statsJSON().encoded + "\n")
-        default: return .text(404, "not found")
+        let routes = table.filter { $0.path == request.path }
+        guard !routes.isEmpty else { return .text(404, "not found") }
+        let method = request.method == "HEAD" ? "GET" : request.method
+        guard let route = routes.first(where: { $0.method == method }) else {
+            return HTTPResponse(status: 405, headers: [("Allow", routes.map(\.method).joined(separator: ", "))],
+                                body: Array("method not allowed\n".utf8))
         }
+        return route.handle(request)
     }
 
     private func statusJSON() -> JSONValue {
-        guard case .object(var members) = status.json(), let snapshot = ingest?() else { return status.json() }
-        members.append(("ingest", .object([
-            ("interface", .string(snapshot.interface)), ("capturing", .bool(snapshot.capturing)),
-            ("lastError", snapshot.lastError.map(JSONValue.string) ?? .null),
-            ("channels", .number(Double(snapshot.channels.count))),
-        ])))
+        guard case .object(var members) = status.json() else { return status.json() }
+        members.append(("logLevel", .string(runtime.events.level.name)))
+        if let snapshot = ingest?() {
+            members.append(("ingest", .object([
+                ("interface", .string(snapshot.interface)), ("capturing", .bool(snapshot.capturing)),
+                ("lastError", snapshot.lastError.map(JSONValue.string) ?? .null),
+                ("channels", .number(Double(snapshot.channels.count))),
+            ])))
+        }
         return .object(members)
     }
 
@@ -44,7 +89,79 @@ struct ManagementRoutes: Sendable {
                 stats.channels[channel.id, default: [:]][key] = .number(Double(value))
             }
         }
-        return (try? JSONParser.parse(Array(stats.encoded.utf8))) ?? .null
+        return stats.json
+    }
+
+    /// Prometheus text: the stats as families, plus the daemon's own up/uptime/build facts.
+    private func metrics() -> HTTPResponse {
+        let report = status.json()
+        var families = [
+            MetricFamily(name: "grandstand_up", help: "1 while the daemon serves.", kind: .gauge, samples: [.init([], 1)]),
+            MetricFamily(name: "grandstand_build_info", help: "The running build; always 1.", kind: .gauge,
+                         samples: [.init([.init("version", status.version), .init("board", status.board ?? "")], 1)]),
+        ]
+        if case .number(let uptime)? = report["uptimeSeconds"] {
+            families.append(MetricFamily(name: "grandstand_uptime_seconds", help: "Seconds since the daemon started.",
+                                         kind: .gauge, samples: [.init([], uptime)]))
+        }
+        families += StatsMetrics.families(statsJSON())
+        return HTTPResponse(status: 200, contentType: PrometheusText.contentType, body: PrometheusText.render(families))
+    }
+
+    /// `GET /api/v1/logs?…`: matching journal entries as JSON lines (docs/logging.md).
+    private func logs(_ request: HTTPRequest) -> HTTPResponse {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let query: LogQuery
+        switch LogQuery.parse(request.query, nowMicroseconds: UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec / 1000)) {
+        case .failure(let error): return .text(400, error.description)
+        case .success(let parsed): query = parsed
+        }
+        if query.follow { return .text(501, "follow is not available yet: poll with since= instead") }
+        do {
+            let lines = try LogSearch.run(query).map { $0.json.encoded + "\n" }.joined()
+            return HTTPResponse(status: 200, contentType: "application/x-ndjson", body: lines)
+        } catch {
+            return .text(503, "cannot read the journal: \(error)")
+        }
+    }
+
+    private func logLevelJSON() -> HTTPResponse {
+        .json(JSONValue.object([("level", .string(runtime.events.level.name))]).encoded + "\n")
+    }
+
+    /// `PUT /api/v1/log-level` `{"level":"debug"}`: takes effect at once, until the next reload.
+    private func setLogLevel(_ request: HTTPRequest) -> HTTPResponse {
+        guard let document = try? JSONParser.parse(request.body), case .string(let name)? = document["level"] else {
+            return .text(400, "$.level: expected {\"level\":\"NAME\"}")
+        }
+        guard let level = LogLevel(name: name) else {
+            return .text(400, "$.level: \"\(name)\" is not a level (\(LogLevel.allCases.map(\.name).joined(separator: ", ")))")
+        }
+        runtime.events.level = level
+        return logLevelJSON()
+    }
+
+    private func config() -> HTTPResponse {
+        switch runtime.document() {
+        case .success(let document): return .json(document.encoded + "\n")
+        case .failure(.noFile): return .text(404, RuntimeConfig.Rejection.noFile.description)
+        case .failure(let error): return .text(500, error.description)
+        }
+    }
+
+    private func replaceConfig(_ request: HTTPRequest) -> HTTPResponse {
+        switch runtime.replace(with: request.body) {
+        case .success(let outcome):
+            return .json(outcome.json.encoded + "\n")
+        case .failure(.invalid(let issues)):
+            let errors = JSONValue.array(issues.map { .object([("path", .string($0.path.description)), ("reason", .string($0.reason))]) })
+            return .json(JSONValue.object([("errors", errors)]).encoded + "\n", status: 400)
+        case .failure(.noFile):
+            return .text(409, RuntimeConfig.Rejection.noFile.description)
+        case .failure(let error):
+            return .text(500, error.description)
+        }
     }
 
     /// Compares without an early exit, so response timing does not reveal the token's prefix.

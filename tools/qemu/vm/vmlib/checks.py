@@ -246,6 +246,54 @@ def reload(ctx):
            f"after reload: {props} (was MainPID={ctx.fact('pid')}):\n{ctx.unit_log()}")
 
 
+MANAGEMENT = "http://127.0.0.1:8081"
+TOKEN_FILE = "/var/lib/grandstand/management-token"
+
+
+@check("management-api")
+def management_api(ctx):
+    """The token generated at first start (0600, user grandstand) opens the management API: the
+    CLI reads it, /metrics is Prometheus text, /api/v1/logs reads this boot's ready entry through
+    sd-journal inside the sandbox, and PUT /api/v1/config can rewrite /etc/grandstand."""
+    mode = ctx.run(f"stat -c '%U %a %s' {TOKEN_FILE}", expect_ok=False)
+    expect(mode.ok and mode.output.split()[:3] == ["grandstand", "600", "65"],
+           f"{TOKEN_FILE}: {mode.output.strip()!r}, expected 'grandstand 600 65'")
+    status = ctx.run("grandstand status --json", expect_ok=False)
+    expect(status.ok and '"status":"up"' in status.output, f"grandstand status: {status.output[-400:]}")
+    auth = f"-H \"Authorization: Bearer $(cat {TOKEN_FILE})\""
+    metrics = ctx.run(f"curl -sS --max-time 10 {auth} {MANAGEMENT}/metrics").output
+    expect("\ngrandstand_up 1\n" in metrics, f"/metrics lacks grandstand_up 1: {metrics[:300]}")
+    denied = ctx.run(f"curl -s -o /dev/null -w '%{{http_code}}' --max-time 10 {MANAGEMENT}/metrics").output.strip()
+    expect(denied == "401", f"/metrics without the token answered {denied}, expected 401")
+    logs = ctx.run(f"curl -sS --max-time 10 {auth} '{MANAGEMENT}/api/v1/logs?messageId={READY_ID}&limit=5'").output
+    entries = [json.loads(line) for line in logs.splitlines() if line.startswith("{")]
+    expect(any(e.get("_PID") == ctx.fact("pid") and e.get("GRANDSTAND_EVENT") == "ready" for e in entries),
+           f"/api/v1/logs has no ready entry of PID {ctx.fact('pid')}: {logs[:400]}")
+    cli = ctx.run(f"grandstand logs --message-id {READY_ID} -n 5", expect_ok=False)
+    expect(cli.ok and " notice ready: " in cli.output, f"grandstand logs: {cli.output[-400:]}")
+    shown = ctx.run(f"curl -sS --max-time 10 {auth} {MANAGEMENT}/api/v1/config").output
+    expect('"logLevel"' in shown, f"/api/v1/config: {shown[:300]}")
+    put = ctx.run(f"curl -sS --max-time 10 {auth} -X PUT --data-binary @- -w '\\n%{{http_code}}' {MANAGEMENT}/api/v1/config "
+                  f"<<'JSON'\n{shown}\nJSON").output
+    expect(put.rstrip().endswith("200"), f"PUT /api/v1/config of the same document: {put[-400:]}")
+    owner = ctx.run("stat -c '%G %a' /etc/grandstand /etc/grandstand/config.json").output.split("\n")
+    expect(owner[0].strip() == "grandstand 770", f"/etc/grandstand is {owner[0]!r}, expected 'grandstand 770'")
+
+
+@check("journal-gatewayd")
+def journal_gatewayd(ctx):
+    """systemd-journal-gatewayd listens on the management side only (127.0.0.1:19531, drop-in in
+    rootfs-overlay) and serves the daemon's entries: GET /entries through the guest."""
+    listening = ctx.run("ss -ltnH 'sport = :19531'").output.split()
+    addresses = [word for word in listening if word.endswith(":19531")]
+    expect(addresses == ["127.0.0.1:19531"], f"journal-gatewayd listens on {addresses}, expected only 127.0.0.1:19531")
+    output = ctx.run(f"curl -sS --max-time 10 -H 'Accept: application/json' "
+                     f"'http://127.0.0.1:19531/entries?MESSAGE_ID={READY_ID}'").output
+    entries = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    expect(any(e.get("GRANDSTAND_EVENT") == "ready" for e in entries),
+           f"GET /entries?MESSAGE_ID={READY_ID} has no ready entry: {output[:400]}")
+
+
 # Service state, LED patterns and the watchdog (docs/health.md). The daemon boots down in the VM
 # (no channels, no wlan0: wifi-down, blink code 2); "led-steady-up" installs a config with a
 # static channel and no Wi-Fi to bring it up; "watchdog-restart" hangs the capture loop through
