@@ -26,7 +26,7 @@ extension GatewayConfig {
 
     static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> GatewayConfig? {
         guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board",
-                                                                         "streamers", "channels", "discovery"]) else {
+                                                                         "streamers", "channels", "discovery", "stateDirectory", "reporting"]) else {
             return nil
         }
         let license = decodeLicense(root, &reader)
@@ -58,9 +58,15 @@ extension GatewayConfig {
         let streamers = decodeStreamers(root, &reader)
         let channels = decodeChannels(root, &reader)
         let discovery = decodeDiscovery(root, &reader)
+        let stateDirectory = reader.string(root["stateDirectory"], at: root.path("stateDirectory"))
+        if let path = stateDirectory, !path.hasPrefix("/") {
+            reader.report(root.path("stateDirectory"), "\"\(path)\" is not an absolute path")
+        }
+        let reporting = decodeReporting(root, &reader)
         guard let license, let token else { return nil }
-        return GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token, boardPath: board,
-                             streamers: streamers, channels: channels, discovery: discovery)
+        return GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token,
+                             stateDirectory: stateDirectory ?? defaultStateDirectory, boardPath: board,
+                             streamers: streamers, channels: channels, discovery: discovery, reporting: reporting)
     }
 
     private static func decodeLicense(_ root: JSONObjectView, _ reader: inout JSONReader) -> License? {

@@ -39,11 +39,15 @@ public struct GatewayConfig: Sendable, Equatable {
     public var listeners = Listeners()
     /// Bearer token the management API requires.
     public var managementToken: String
+    /// Where the daemon keeps what must survive restarts (device-uuid, the report queue).
+    public var stateDirectory = GatewayConfig.defaultStateDirectory
+    public static let defaultStateDirectory = "/var/lib/grandstand"
     /// Path of the board description (LED lines, interface names); nil runs without LEDs.
     public var boardPath: String?
     public var streamers = Streamers()
     public var channels: [StaticChannel] = []
     public var discovery = Discovery()
+    public var reporting = Reporting()
 }
 
 /// A numeric listen address `host:port` (`[v6]:port` for IPv6).

@@ -18,6 +18,7 @@ final class Daemon {
     private(set) var managementServer: HTTPServer?
     private(set) var status: StatusReport?
     private(set) var leds: StatusLEDs?
+    private(set) var reporter: Reporter?
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
          ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings = Gateway.Settings()) {
@@ -75,6 +76,7 @@ final class Daemon {
         gateway.start()
         live?.start()
         ingest = live
+        reporter = startReporter()
         leds?.set("service", on: true)
     }
 
@@ -97,6 +99,8 @@ final class Daemon {
 
     /// Stops the capture, answers held requests, then closes the listeners.
     func stop() {
+        reporter?.stop()
+        reporter = nil
         ingest?.stop()
         ingest = nil
         gateway.stop()
