@@ -1,5 +1,5 @@
 import Foundation
-import GrandstandCore
+@testable import GrandstandCore
 import Testing
 import TestSupport
 @testable import WiFi
@@ -96,15 +96,15 @@ import TestSupport
         #expect(ap.bssid == apMAC.description)
         #expect(ap.ssid == Self.ssid)
         #expect(ap.apName == "north-stand")
-        #expect(ap.stations.map(\.mac) == [stationMAC.description])
+        #expect(ap.stations.map { $0.mac } == [stationMAC.description])
         #expect(ap.json["station_count"] == .number(1))
 
         // The report document built from the live reading carries it verbatim.
         let report = ReportDocument.build(ReportInput(
             deviceUUID: ReportUUID(randomHigh: 1, low: 2), appSessionUUID: ReportUUID(randomHigh: 3, low: 4), sequence: 1,
             timestampSeconds: 0, uptimeSeconds: 0, version: "test", wifi: station))
-        #expect(report["wifi"]?["bssid"] == .string(apMAC.description))
-        #expect(report["wifi"]?["ap_name"] == .string("north-stand"))
+        #expect(report["wifi"]?["bssid"] == JSONValue.string(apMAC.description))
+        #expect(report["wifi"]?["ap_name"] == JSONValue.string("north-stand"))
         #expect(report["session_link_indicator"] == .number(Double(LinkIndicator.signalGrade(station.signalDBm ?? -100))))
     }
 
