@@ -238,6 +238,8 @@ def reload(ctx):
 # free lines 4-6 carry the request/set/get round trips. Line 3 is the power key: never touched.
 KERNEL_SUITE = ("LiveCaptureTests|GPIO|WiFi|MulticastLoopbackTests|SendEndToEndTests|LiveIngestEndToEndTests|SendFECEndToEndTests", {
     "GPIO_TEST_CHIP": "/dev/gpiochip0", "GPIO_TEST_LINES": "4,5,6", "GPIO_TEST_BUSY_LINE": "0",
+    # WiFiLinkTests: root may load mac80211_hwsim and run hostapd + `iw connect` (docs/wifi.md).
+    "WIFI_TEST_HWSIM": "1",
     "GRANDSTAND_FIXTURES": "/opt/grandstand-tests/repo/Tests/Fixtures"})
 
 
