@@ -114,7 +114,7 @@ import TestSupport
         #expect(queue.dropped == 2)
         #expect(queue.oldest().map { String(decoding: $0.bytes, as: UTF8.self) } == "r3")
         // A torn write of an earlier run (temporary file) is cleaned up; numbering continues.
-        FileManager.default.createFile(atPath: root + "/q/.report-00000000000000000006.json.tmp", contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: root + "/q/.report-00000000000000000006.json.tmp", contents: Data("x".utf8))
         let reopened = try ReportQueue(directory: root + "/q", limit: 3)
         #expect(reopened.sequences == [3, 4, 5])
         #expect(!FileManager.default.fileExists(atPath: root + "/q/.report-00000000000000000006.json.tmp"))
@@ -130,7 +130,7 @@ import TestSupport
         let first = try DeviceIdentity.load(stateDirectory: root + "/s")
         #expect(try DeviceIdentity.load(stateDirectory: root + "/s") == first)
         #expect(first.description.count == 36 && Array(first.description)[14] == "4")
-        FileManager.default.createFile(atPath: root + "/file", contents: Data())
+        _ = FileManager.default.createFile(atPath: root + "/file", contents: Data())
         let error = thrownError(ReportStoreError.self) { try DeviceIdentity.load(stateDirectory: root + "/file/s") }
         #expect(error?.description == "create folder \(root)/file/s: Not a directory (errno 20)")
     }
