@@ -34,6 +34,24 @@ struct ConfigIngestTests {
         #expect(config.discovery == GatewayConfig.Discovery())
     }
 
+    @Test func fecLimits() throws {
+        #expect(try Self.decode("").fec == FECDecoderConfiguration())
+        let config = try Self.decode(#""fec":{"timeoutMilliseconds":500,"recommendedMaxSymbols":60,"maxSymbols":200}"#)
+        #expect(config.fec == FECDecoderConfiguration(timeoutNanoseconds: 500_000_000, recommendedMaxSymbols: 60, maxSymbols: 200))
+        // A smaller maximum also lowers the default recommendation to it.
+        #expect(try Self.decode(#""fec":{"maxSymbols":100}"#).fec.recommendedMaxSymbols == 100)
+    }
+
+    @Test(arguments: [
+        (#""fec":{"timeoutMilliseconds":0}"#, "$.fec.timeoutMilliseconds: 0 is out of range 1...60000"),
+        (#""fec":{"maxSymbols":300}"#, "$.fec.maxSymbols: 300 is out of range 2...255"),
+        (#""fec":{"maxSymbols":50,"recommendedMaxSymbols":80}"#, "$.fec.recommendedMaxSymbols: 80 is out of range 2...50"),
+        (#""fec":{"timeout":5}"#, "$.fec.timeout: unknown key (expected one of: maxSymbols, recommendedMaxSymbols, timeoutMilliseconds)"),
+    ])
+    func fecLimitsRejected(members: String, message: String) {
+        #expect(Self.issues(members) == [message])
+    }
+
     @Test func licenseRequiredFalse() throws {
         let config = try GatewayConfig.decode(Array(#"{"license":{"venueName":"V","contentOwner":"O","appDeveloper":"D","required":false},"management":{"token":"t"}}"#.utf8))
         #expect(!config.license.required)

@@ -28,7 +28,7 @@ struct ConfigTests {
     }
 
     @Test(arguments: [
-        (#"{"licence":{}}"#, ["$.licence: unknown key (expected one of: board, channels, discovery, license, listeners, management, network, reporting, stateDirectory, streamers)",
+        (#"{"licence":{}}"#, ["$.licence: unknown key (expected one of: board, channels, discovery, fec, license, listeners, management, network, reporting, stateDirectory, streamers)",
                               "$.license: required object is missing (needs venueName, contentOwner, appDeveloper)",
                               "$.management: required object is missing (needs \"token\")"]),
         (#"{"license":{"venueName":"","contentOwner":3},"management":{"token":"t"}}"#,

@@ -103,7 +103,7 @@ struct ReplayTests {
         defer { try? FileManager.default.removeItem(atPath: out) }
         let parsed = try Grandstand.parseAsRoot(["replay", "--pcap", Fixtures.path("ingest/venue.pcap"),
                                                  "--config", Fixtures.path("ingest/config.json"), "--out", out, "--quiet"])
-        var command = try #require(parsed as? ReplayCommand)
+        let command = try #require(parsed as? ReplayCommand)
         try command.run()
         #expect(FileManager.default.fileExists(atPath: out + "/stats.json"))
         #expect(Grandstand.helpMessage().contains("replay"))

@@ -15,9 +15,13 @@ import Testing
 /// (exact window stats, no gap), and `grandstand replay` of the recording writes ts/ID.ts
 /// byte-identical to the file. Needs root; under qemu-user the sender's clear error is checked.
 @Suite(.serialized) struct SendFECEndToEndTests {
+    /// A 3 s FEC timeout (the sender drains 4 s before its deletions): on an emulated, loaded
+    /// machine the sender may stall for longer than the default 200 ms mid-window, which is loss
+    /// by timeout, not what this test is about (timeouts are tested in the core with the clock
+    /// replaced).
     static let config = """
         {"license":{"venueName":"Test Arena","contentOwner":"Test Owner","appDeveloper":"Test App"},
-         "management":{"token":"t"},"network":{"interface":"gsv1"}}
+         "management":{"token":"t"},"network":{"interface":"gsv1"},"fec":{"timeoutMilliseconds":3000}}
         """
 
     @Test func sendWithFECIsRepairedLiveAndInReplay() throws {
@@ -73,8 +77,8 @@ import Testing
 
         let send = try Child(["ip", "netns", "exec", namespace.name, SendEndToEndTests.binary, "send", "--interface", "gsv0",
                               "--sap-interval", "0.5", "--license", "Test Arena/Test Owner/Test App", "--config", sendConfig,
-                              "--drop-pattern", "every:10"])
-        try waitFor("both channels") { ingest.snapshot.channels.map(\.id) == ["bowl", "cam"] }
+                              "--drop-pattern", "every:10", "--lead-in", "8", "--fec-drain", "4"])
+        try waitFor("both channels") { Set(actions.addedChannels) == ["bowl", "cam"] }
         let output = send.finish()
         #expect(send.status == 0, "\(output)")
         #expect(output.contains("bowl: video 239.255.48.1:48000: 180 packets sent"), "\(output)")
@@ -82,7 +86,6 @@ import Testing
         #expect(output.contains("cam.fec-col: FEC repair port 48012: 50 packets sent"), "\(output)")
         #expect(output.contains("cam.fec-row: FEC repair port 48014: 40 packets sent"), "\(output)")
         try waitFor("the SAP deletions") { ingest.snapshot.channels.isEmpty }
-        Thread.sleep(forTimeInterval: 0.5)   // past the FEC timeout (200 ms): the last window is decided
         let live = ingest.snapshot
         ingest.stop()
         tcpdump.kill()
@@ -92,7 +95,7 @@ import Testing
             let stats = live.stats.channels[id] ?? [:]
             let windows = ["protection_windows", "window_no_loss", "window_recovery_successes", "window_recovery_failures",
                            "window_warning", "window_error"].map { IngestStats.int(stats[$0]) ?? -1 }
-            #expect(windows == [10, 0, 10, 0, 0, 0], "\(id): \(stats)")
+            #expect(windows == [10, 0, 10, 0, 0, 0], "\(id): \(stats); total \(live.stats.total)")
             #expect(IngestStats.int(stats["fec_recovered_packets"]) == 20, "\(id): \(stats)")
             #expect(IngestStats.int(stats["gap_packets"]) == 0, "\(id): \(stats)")
             #expect(IngestStats.int(stats["ts_packets"]) == 1400, "\(id): \(stats)")
@@ -112,8 +115,8 @@ import Testing
                 #expect(IngestStats.int(stats["channels"]?[id]?[key]) == IngestStats.int(live.stats.channels[id]?[key]), "\(id).\(key)")
             }
             let ts = Array(try Data(contentsOf: URL(fileURLWithPath: out + "/ts/\(id).ts")))
-            #expect(ts.count == cut.count, "\(id)")
-            #expect(ts == cut, "\(id): ts/\(id).ts differs from the clip")
+            let firstDifference = (0..<min(ts.count, cut.count)).first { ts[$0] != cut[$0] } ?? (ts.count == cut.count ? nil : min(ts.count, cut.count))
+            #expect(firstDifference == nil, "\(id): ts/\(id).ts (\(ts.count) bytes) differs from the clip (\(cut.count) bytes) at byte \(firstDifference ?? -1)")
         }
     }
 }

@@ -46,7 +46,6 @@ import TestSupport
         let apMAC = try #require(radios[0].mac), stationMAC = try #require(radios[1].mac)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gs-hwsim-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let pidFile = directory.appendingPathComponent("hostapd.pid").path
         let configuration = directory.appendingPathComponent("hostapd.conf")
         try """
         interface=\(apName)
@@ -55,17 +54,31 @@ import TestSupport
         hw_mode=g
         channel=1
         """.write(to: configuration, atomically: true, encoding: .utf8)
+        // hostapd runs in the foreground as our child (no -B: a daemonized hostapd could keep an
+        // inherited pipe open), output to its log file only.
+        let hostapd = Process()
+        hostapd.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        hostapd.arguments = ["hostapd", "-f", directory.appendingPathComponent("hostapd.log").path, configuration.path]
+        hostapd.standardInput = FileHandle.nullDevice
+        hostapd.standardOutput = FileHandle.nullDevice
+        hostapd.standardError = FileHandle.nullDevice
         defer {
-            if let pid = try? String(contentsOfFile: pidFile, encoding: .utf8), let value = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                kill(value, SIGTERM)
+            if hostapd.isRunning {
+                hostapd.terminate()
+                hostapd.waitUntilExit()
             }
             _ = try? runCommand(["iw", "dev", stationName, "disconnect"])
             try? FileManager.default.removeItem(at: directory)
         }
         try runCommand(["ip", "link", "set", stationName, "up"])
-        try runCommand(["hostapd", "-B", "-P", pidFile, "-f", directory.appendingPathComponent("hostapd.log").path, configuration.path])
+        func log() -> String {
+            (try? String(contentsOf: directory.appendingPathComponent("hostapd.log"), encoding: .utf8)) ?? ""
+        }
+        try hostapd.run()
         _ = try waitFor("\(apName) beaconing") { () -> Bool? in
-            try socket.linkInfo(interface: apName).mode == "ap" ? true : nil
+            guard hostapd.isRunning else { throw WaitTimeout(description: "hostapd exited \(hostapd.terminationStatus): \(log())") }
+            let info = try socket.linkInfo(interface: apName)
+            return info.mode == "ap" && info.ssid == Self.ssid ? true : nil
         }
         try runCommand(["iw", "dev", stationName, "connect", Self.ssid])
 
@@ -108,9 +121,9 @@ import TestSupport
         #expect(report["session_link_indicator"] == .number(Double(LinkIndicator.signalGrade(station.signalDBm ?? -100))))
     }
 
-    /// Polls `probe` every 200 ms for up to 15 s; a clear failure names what never happened.
+    /// Polls `probe` every 200 ms for up to 60 s (a loaded emulated guest is slow); a clear failure names what never happened.
     private func waitFor<T>(_ what: String, _ probe: () throws -> T?) throws -> T {
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(60)
         var lastError: Error?
         while Date() < deadline {
             do {

@@ -26,7 +26,8 @@ extension GatewayConfig {
 
     static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> GatewayConfig? {
         guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board",
-                                                                         "streamers", "channels", "discovery", "stateDirectory", "reporting"]) else {
+                                                                         "streamers", "channels", "discovery", "fec", "stateDirectory",
+                                                                         "reporting"]) else {
             return nil
         }
         let license = decodeLicense(root, &reader)
@@ -58,15 +59,19 @@ extension GatewayConfig {
         let streamers = decodeStreamers(root, &reader)
         let channels = decodeChannels(root, &reader)
         let discovery = decodeDiscovery(root, &reader)
+        let fec = decodeFECLimits(root, &reader)
         let stateDirectory = reader.string(root["stateDirectory"], at: root.path("stateDirectory"))
         if let path = stateDirectory, !path.hasPrefix("/") {
             reader.report(root.path("stateDirectory"), "\"\(path)\" is not an absolute path")
         }
         let reporting = decodeReporting(root, &reader)
         guard let license, let token else { return nil }
-        return GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token,
-                             stateDirectory: stateDirectory ?? defaultStateDirectory, boardPath: board,
-                             streamers: streamers, channels: channels, discovery: discovery, reporting: reporting)
+        var config = GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token, boardPath: board,
+                                   streamers: streamers, channels: channels, discovery: discovery)
+        config.fec = fec
+        config.stateDirectory = stateDirectory ?? defaultStateDirectory
+        config.reporting = reporting
+        return config
     }
 
     private static func decodeLicense(_ root: JSONObjectView, _ reader: inout JSONReader) -> License? {

@@ -47,6 +47,9 @@ public struct GatewayConfig: Sendable, Equatable {
     public var streamers = Streamers()
     public var channels: [StaticChannel] = []
     public var discovery = Discovery()
+    /// FEC decoder limits (`fec` in the file; docs/fec.md).
+    public var fec = FECDecoderConfiguration()
+    /// Periodic stats reports (`reporting` in the file; docs/reporting.md).
     public var reporting = Reporting()
 }
 

@@ -92,6 +92,12 @@ struct SendCommand: ParsableCommand {
     @Flag(help: "Only announce (SAP); send no media. Runs until a signal or --duration.")
     var announceOnly = false
 
+    @Option(help: ArgumentHelp("Seconds from the first announcement to the first media packet, so receivers know the channels first (default: one SAP interval, at most 0.5).", valueName: "SECONDS"))
+    var leadIn: Double?
+
+    @Option(help: ArgumentHelp("Seconds between the last media/repair packet and the SAP deletions when a channel sends FEC, so receivers decide the last window at their repair timeout first.", valueName: "SECONDS"))
+    var fecDrain: Double = 0.5
+
     @Option(help: "Bit rate for pacing TS files that carry no PCR.")
     var fallbackBitrate: Int = 1_000_000
 
@@ -106,6 +112,8 @@ struct SendCommand: ParsableCommand {
         if let dropRate, !(0...1).contains(dropRate) { throw ValidationError("--drop-rate must be within 0-1") }
         if dropRate != nil && dropPattern != nil { throw ValidationError("--drop-rate and --drop-pattern exclude each other") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be > 0") }
+        if let leadIn, !(0...3600).contains(leadIn) { throw ValidationError("--lead-in must be within 0-3600") }
+        guard (0...3600).contains(fecDrain) else { throw ValidationError("--fec-drain must be within 0-3600") }
     }
 
     func run() throws {
@@ -144,7 +152,7 @@ struct SendCommand: ParsableCommand {
             // Receivers decide a stream's last FEC window only at their repair timeout (200 ms by
             // default; its last source may be merely late until then), and a deletion retires the
             // channel: let that timeout pass first.
-            signalled = clock.wait(until: clock.now + SendPlan.fecDrainNanoseconds)
+            signalled = clock.wait(until: clock.now + Int64(fecDrain * 1e9))
         }
         session.sendDeletions(now: clock.now)
         if signalled { print("stopped on signal; SAP deletions sent") }

@@ -6,8 +6,8 @@ extension IngestConfiguration {
     /// the permissive diagnostic default without one, with FEC repair on ISA-L
     /// (docs/fec.md) for channels that announce it.
     static func product(_ config: GatewayConfig?) -> IngestConfiguration {
-        let recovery = FECRecovery.factory(math: { ISALReedSolomonMath() })
-        guard let config else { return IngestConfiguration(recovery: recovery) }
-        return IngestConfiguration(config: config, recovery: recovery)
+        let math: @Sendable () -> any ReedSolomonMath = { ISALReedSolomonMath() }
+        guard let config else { return IngestConfiguration(recovery: FECRecovery.factory(math: math)) }
+        return IngestConfiguration(config: config, recovery: FECRecovery.factory(configuration: config.fec, math: math))
     }
 }

@@ -126,9 +126,6 @@ struct SendPlan {
         }
     }
 
-    /// Time between the last media/repair datagram and the SAP deletions when a channel sends FEC.
-    static let fecDrainNanoseconds: Int64 = 500_000_000
-
     /// Passes over each file: nil loops forever.
     var passes: Int? { command.loop ? nil : (command.count ?? 1) }
 
@@ -139,8 +136,8 @@ struct SendPlan {
         var channels: [SendSession.Channel] = []
         let session = SendSession(channels: [], announcer: announcer, options: options)
         session.scheduler.add(announcer)
-        // Media starts one announcement round later, so receivers know the channels first.
-        let mediaStart = start + min(Int64(command.sapInterval * 1e9), 500_000_000)
+        // Media starts one announcement round later (or after --lead-in), so receivers know the channels first.
+        let mediaStart = start + (command.leadIn.map { Int64($0 * 1e9) } ?? min(Int64(command.sapInterval * 1e9), 500_000_000))
         var index = 0
         var repairFlows: [String] = []
         for (spec, stream, fec) in videos {
