@@ -86,7 +86,7 @@ import TestSupport
         let table = [GatewayConfig.WiFiAccessPoint(name: "other-ap", bssid: "02:00:00:00:99:99"),
                      GatewayConfig.WiFiAccessPoint(name: "north-stand", bssid: apMAC.description.uppercased().replacingOccurrences(of: ":", with: "-"))]
         let station = try waitFor("\(stationName) associated") { () -> WiFiLinkInfo? in
-            let info = try socket.linkInfo(interface: stationName, accessPoints: table)
+            let info = try NL80211Socket().linkInfo(interface: stationName, accessPoints: table)
             return info.associated && info.signalDBm != nil ? info : nil
         }
         print("nl80211 station: \(station)") // evidence in the VM log
@@ -101,7 +101,7 @@ import TestSupport
         #expect(station.connectedSeconds != nil && station.txRetries != nil && station.txFailed != nil)
 
         let ap = try waitFor("\(apName) lists its client") { () -> WiFiLinkInfo? in
-            let info = try socket.linkInfo(interface: apName, accessPoints: table)
+            let info = try NL80211Socket().linkInfo(interface: apName, accessPoints: table)
             return info.stations.count == 1 ? info : nil
         }
         print("nl80211 access point: \(ap)")
