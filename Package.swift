@@ -52,8 +52,8 @@ let package = Package(
         .target(name: "WiFi", dependencies: ["CGSNetlink", "GrandstandCore"], path: "Sources/Adapters/WiFi"),
         .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
         .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem"], path: "Sources/Adapters/HTTPServer"),
-        // The management CLI's HTTP/1.1 client (status, channels, stats, logs): Glibc sockets only.
-        .target(name: "HTTPClient", path: "Sources/Adapters/HTTPClient"),
+        // Outgoing HTTP/1.1 (the management CLI's requests, report POSTs): Glibc sockets only.
+        .target(name: "HTTPClient", dependencies: ["GrandstandCore"], path: "Sources/Adapters/HTTPClient"),
         // UDP multicast sending (and a joined receiver for tests): Glibc sockets only.
         .target(name: "Multicast", dependencies: ["GrandstandCore"], path: "Sources/Adapters/Multicast"),
 
@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "MediaCodecTests", dependencies: ["MediaCodec", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "ErasureCodingTests", dependencies: ["ErasureCoding", "GrandstandCore", "TestSupport"]),
-        .testTarget(name: "WiFiTests", dependencies: ["WiFi", "GrandstandCore"]),
+        .testTarget(name: "WiFiTests", dependencies: ["WiFi", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer"]),

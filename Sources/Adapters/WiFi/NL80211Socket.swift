@@ -22,6 +22,11 @@ public final class NL80211Socket {
             nl_socket_free(socket)
             throw WiFiError.netlinkUnavailable(code: -err, errno: savedErrno)
         }
+        // nl80211 station replies (TID stats, rate info) can exceed libnl's default buffer: peek
+        // the size first. A receive deadline keeps a lost reply from blocking the caller forever.
+        nl_socket_enable_msg_peek(socket)
+        var deadline = timeval(tv_sec: 5, tv_usec: 0)
+        _ = setsockopt(nl_socket_get_fd(socket), SOL_SOCKET, SO_RCVTIMEO, &deadline, socklen_t(MemoryLayout<timeval>.size))
         self.socket = socket
     }
 

@@ -12,6 +12,8 @@ public enum WiFiError: Error, Equatable, Sendable, CustomStringConvertible {
     case familyNotFound(String)
     /// No network interface by this name (if_nametoindex failed).
     case noSuchInterface(String)
+    /// The interface exists but nl80211 does not list it (wired, loopback, …).
+    case notWireless(String)
     /// A libnl call failed: libnl's positive NLE_* code, and the kernel's errno (0 if none came).
     case netlink(operation: String, code: Int32, errno: Int32)
 
@@ -21,6 +23,7 @@ public enum WiFiError: Error, Equatable, Sendable, CustomStringConvertible {
         case .netlinkUnavailable: return "connecting a generic netlink socket"
         case .familyNotFound(let name): return "resolving generic netlink family \(name)"
         case .noSuchInterface(let name): return "looking up interface \(name)"
+        case .notWireless(let name): return "finding \(name) among nl80211 interfaces"
         case .netlink(let operation, _, _): return operation
         }
     }
@@ -37,6 +40,8 @@ public enum WiFiError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(name): no such generic netlink family in this kernel"
         case .noSuchInterface(let name):
             return "\(name): no such network interface"
+        case .notWireless(let name):
+            return "\(name): not a wireless interface (nl80211 does not list it)"
         case .netlink(let operation, let code, let errno):
             return "\(Self.explain(code: code, errno: errno)) \(operation)"
         }

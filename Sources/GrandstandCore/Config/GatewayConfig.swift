@@ -59,6 +59,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var health = HealthConfig()
     /// HLS timing, the rewind window and the decode health check (`hls`; docs/hls.md).
     public var hls = HLS()
+    /// Periodic stats reports (`reporting` in the file; docs/reporting.md).
+    public var reporting = Reporting()
 }
 
 /// A numeric listen address `host:port` (`[v6]:port` for IPv6).

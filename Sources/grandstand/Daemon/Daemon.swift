@@ -27,6 +27,7 @@ final class Daemon {
     private(set) var status: StatusReport?
     private(set) var leds: StatusLEDs?
     private(set) var health: HealthLoop?
+    private(set) var reporter: Reporter?
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
          ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil, configPath: String? = nil) {
@@ -116,6 +117,7 @@ final class Daemon {
         live?.start()
         ingestSlot.live = live
         health.setLifecycle(.running)
+        reporter = startReporter()
     }
 
     /// Whether the capture loop and the health thread are going round (the capture counts as
@@ -180,6 +182,8 @@ final class Daemon {
 
     /// Stops the capture, answers held requests, then closes the listeners.
     func stop() {
+        reporter?.stop()
+        reporter = nil
         health?.setLifecycle(.stopping)
         ingestSlot.take()?.stop()
         gateway.stop()

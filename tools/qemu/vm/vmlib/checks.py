@@ -542,6 +542,8 @@ def health_restore(ctx):
 KERNEL_SUITE = (["LiveCaptureTests", "GPIO", "WiFi", "MulticastLoopbackTests", "SendEndToEndTests",
                  "LiveIngestEndToEndTests", "SendFECEndToEndTests"], {
     "GPIO_TEST_CHIP": "/dev/gpiochip0", "GPIO_TEST_LINES": "4,5,6", "GPIO_TEST_BUSY_LINE": "0",
+    # WiFiLinkTests' hwsim association runs with "WIFI_TEST_HWSIM": "1" (docs/wifi.md); not yet
+    # here: in the guest the run stalls after the association (under investigation).
     "GRANDSTAND_FIXTURES": "/opt/grandstand-tests/repo/Tests/Fixtures"})
 
 

@@ -1,0 +1,250 @@
+import GrandstandCore
+import HTTPClient
+import WiFi
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Periodic stats reports (docs/reporting.md): every `interval` a report document is built and
+/// queued on disk; the queue is POSTed oldest first to the Reporter, retried with exponential
+/// backoff while it fails, so reports survive an unreachable server and a restart.
+/// One thread owns the queue, the Wi-Fi socket and the retry state.
+final class Reporter: @unchecked Sendable {
+    // @unchecked: `counters` is shared under `lock`; everything else is touched only by the thread.
+    struct Settings {
+        var target: UploadTarget
+        var intervalMilliseconds: Int64
+        var timeoutMilliseconds: Int
+        var backoff: UploadBackoff
+        var queueDirectory: String
+        var queueLimit: Int
+    }
+
+    /// What the report thread reads when a report is due (called on that thread).
+    struct Sources {
+        var version = BuildInfo.current.version
+        var board: String?
+        var stats: () -> IngestStats = { IngestStats() }
+        var wifi: () -> (info: WiFiLinkInfo?, error: String?) = { (nil, nil) }
+        var wallSeconds: () -> Int64 = { Int64(realtimeNanoseconds() / 1_000_000_000) }
+    }
+
+    struct Counters: Equatable {
+        var built = 0, delivered = 0, attempts = 0, failures = 0, rejected = 0
+        var queued = 0, dropped = 0
+        var lastError: String?
+        var lastSequence: UInt64 = 0
+    }
+
+    let settings: Settings
+    let deviceUUID: ReportUUID
+    let appSessionUUID = randomUUID()
+    private let sources: Sources
+    private let queue: ReportQueue
+    private var retry: UploadRetry
+    private var videoSessions = VideoSessions()
+    private var sequence: UInt64 = 0
+    private let startedAt = monotonicNanoseconds()
+    private let lock = Mutex()
+    private var shared = Counters()
+    private var stopping = false
+    private var wake: (read: Int32, write: Int32) = (-1, -1)
+    private var worker: Worker?
+
+    /// Loads (or creates) the device UUID and opens the queue; throws a `ReportStoreError`.
+    init(settings: Settings, stateDirectory: String, sources: Sources) throws {
+        self.settings = settings
+        self.sources = sources
+        deviceUUID = try DeviceIdentity.load(stateDirectory: stateDirectory)
+        queue = try ReportQueue(directory: settings.queueDirectory, limit: settings.queueLimit)
+        retry = UploadRetry(backoff: settings.backoff)
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else {
+            throw ReportStoreError(operation: "create wake-up pipe for", path: "reporter", errno: errno)
+        }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+        }
+        wake = (fds[0], fds[1])
+        shared.queued = queue.count
+    }
+
+    deinit {
+        close(wake.read)
+        close(wake.write)
+    }
+
+    var counters: Counters { lock.withLock { shared } }
+
+    func start() {
+        let worker = Worker { [self] in run() }
+        self.worker = worker
+        worker.start()
+    }
+
+    /// Ends the thread after the attempt in flight (at most the POST timeout); queued reports stay on disk.
+    func stop() {
+        lock.withLock { stopping = true }
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+        worker?.join()
+        worker = nil
+    }
+
+    private var isStopping: Bool { lock.withLock { stopping } }
+
+    private func run() {
+        var nextReport = now() + settings.intervalMilliseconds
+        while !isStopping {
+            let current = now()
+            if current >= nextReport {
+                enqueueReport()
+                // No burst of catch-up reports after a stall: the next one is an interval from now.
+                nextReport = max(nextReport + settings.intervalMilliseconds, current + 1)
+            }
+            if retry.isDue(at: now()), let (number, bytes) = queue.oldest() {
+                upload(number, bytes)
+                continue
+            }
+            var until = nextReport
+            if queue.count > 0 { until = min(until, retry.notBefore) }
+            sleep(milliseconds: until - now())
+        }
+    }
+
+    private func enqueueReport() {
+        sequence += 1
+        let stats = sources.stats()
+        let sessions = videoSessions.update(channels: stats.channels.keys.sorted(), newUUID: randomUUID)
+        let wifi = sources.wifi()
+        let input = ReportInput(deviceUUID: deviceUUID, appSessionUUID: appSessionUUID, sequence: sequence,
+                                timestampSeconds: sources.wallSeconds(),
+                                uptimeSeconds: (monotonicNanoseconds() - startedAt) / 1_000_000_000,
+                                version: sources.version, board: sources.board, stats: stats, videoSessions: sessions,
+                                wifi: wifi.info, wifiError: wifi.error, reportsDropped: queue.dropped)
+        var failure: String?
+        do {
+            try queue.enqueue(ReportDocument.encode(input))
+        } catch {
+            failure = "queueing report \(sequence): \(error)"
+        }
+        update {
+            $0.built += 1
+            $0.lastSequence = sequence
+            if let failure { $0.lastError = failure }
+        }
+    }
+
+    private func upload(_ number: UInt64, _ bytes: [UInt8]) {
+        var status: Int?
+        var failure: String?
+        do {
+            status = try HTTPPost.send(bytes, to: settings.target, timeoutMilliseconds: settings.timeoutMilliseconds).status
+        } catch {
+            failure = "POST \(settings.target): \(error)"
+        }
+        let outcome = UploadOutcome(status: status)
+        switch outcome {
+        case .delivered, .rejected:
+            queue.remove(number)
+            retry.succeeded()
+        case .retry:
+            retry.failed(at: now(), draw: Double.random(in: 0 ..< 1))
+        }
+        update {
+            $0.attempts += 1
+            switch outcome {
+            case .delivered: $0.delivered += 1
+            case .rejected: $0.rejected += 1; $0.lastError = "POST \(settings.target): HTTP \(status ?? 0), report dropped"
+            case .retry: $0.failures += 1; $0.lastError = failure ?? "POST \(settings.target): HTTP \(status ?? 0)"
+            }
+        }
+    }
+
+    private func update(_ change: (inout Counters) -> Void) {
+        let queued = queue.count, dropped = queue.dropped
+        lock.withLock {
+            change(&shared)
+            shared.queued = queued
+            shared.dropped = dropped
+        }
+    }
+
+    private func now() -> Int64 { monotonicNanoseconds() / 1_000_000 }
+
+    /// Waits up to `milliseconds` or until `stop()` writes to the wake-up pipe.
+    private func sleep(milliseconds: Int64) {
+        guard milliseconds > 0 else { return }
+        var entry = pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)
+        _ = poll(&entry, 1, Int32(min(milliseconds, 60_000)))
+    }
+}
+
+extension Reporter {
+    /// The reporter `grandstand run` starts: nil when `reporting.url` is not set.
+    static func product(config: GatewayConfig, board: String?, stats: @escaping () -> IngestStats) throws -> Reporter? {
+        let reporting = config.reporting
+        guard let target = reporting.url else { return nil }
+        let settings = Settings(target: target, intervalMilliseconds: Int64(reporting.intervalSeconds) * 1000,
+                                timeoutMilliseconds: reporting.timeoutSeconds * 1000, backoff: reporting.backoff,
+                                queueDirectory: reporting.queuePath(stateDirectory: config.stateDirectory),
+                                queueLimit: reporting.queueLimit)
+        var sources = Sources()
+        sources.board = board
+        sources.stats = stats
+        if let interface = config.network.wifiInterface {
+            let wifi = WiFiReader(interface: interface, accessPoints: config.network.wifiApInfo)
+            sources.wifi = { wifi.read() }
+        }
+        return try Reporter(settings: settings, stateDirectory: config.stateDirectory, sources: sources)
+    }
+}
+
+/// Reads the uplink's Wi-Fi state for reports; keeps one nl80211 socket, reopened after a failure.
+final class WiFiReader {
+    let interface: String
+    let accessPoints: [GatewayConfig.WiFiAccessPoint]
+    private var socket: NL80211Socket?
+
+    init(interface: String, accessPoints: [GatewayConfig.WiFiAccessPoint]) {
+        self.interface = interface
+        self.accessPoints = accessPoints
+    }
+
+    func read() -> (info: WiFiLinkInfo?, error: String?) {
+        do {
+            let socket = try self.socket ?? NL80211Socket()
+            self.socket = socket
+            return (try socket.linkInfo(interface: interface, accessPoints: accessPoints), nil)
+        } catch {
+            socket = nil
+            return (nil, "\(error)")
+        }
+    }
+}
+
+extension Daemon {
+    /// Starts the Reporter when `reporting.url` is configured. A queue or state folder that
+    /// cannot be used is reported and the daemon runs on without reports.
+    func startReporter() -> Reporter? {
+        let gateway = self.gateway
+        let ingest = self.ingest
+        do {
+            let reporter = try Reporter.product(config: config, board: board?.name) {
+                var stats = ingest?.snapshot.stats ?? IngestStats()
+                for channel in gateway.videoChannels {
+                    for (key, value) in channel.summary.statistics {
+                        stats.channels[channel.id, default: [:]][key] = .number(Double(value))
+                    }
+                }
+                return stats
+            }
+            reporter?.start()
+            return reporter
+        } catch {
+            printError("grandstand: reporting disabled: \(error)")
+            return nil
+        }
+    }
+}
