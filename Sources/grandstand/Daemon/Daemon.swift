@@ -22,6 +22,8 @@ final class Daemon {
     /// The running capture; replaced when ingest settings change at run time.
     private let ingestSlot = IngestSlot()
     var ingest: LiveIngest? { ingestSlot.live }
+    /// Reads whichever capture is running at call time (for threads that outlive a replacement).
+    var ingestSnapshots: @Sendable () -> IngestSnapshot? { let slot = ingestSlot; return { slot.live?.snapshot } }
     private(set) var fanServer: HTTPServer?
     private(set) var managementServer: HTTPServer?
     private(set) var status: StatusReport?

@@ -27,11 +27,7 @@ final class HealthInputs {
     func observation(_ lifecycle: HealthObservation.Lifecycle, now: Int64) -> HealthObservation {
         let snapshot = ingest?()
         var counters: [String: HealthObservation.ChannelCounters] = [:]
-        var stats = snapshot?.stats.channels ?? [:]
-        for channel in gateway.videoChannels {
-            for (key, value) in channel.summary.statistics { stats[channel.id, default: [:]][key] = .number(Double(value)) }
-        }
-        for (id, table) in stats { counters[id] = HealthObservation.ChannelCounters(stats: table) }
+        for (id, table) in gateway.stats(merging: snapshot?.stats).channels { counters[id] = HealthObservation.ChannelCounters(stats: table) }
         let channels = snapshot?.channels ?? []
         return HealthObservation(lifecycle: lifecycle, wifi: pollWiFi(now: now),
                                  validChannels: channels.filter { $0.kind.isSupported }.count, channels: counters,

@@ -229,16 +229,10 @@ extension Daemon {
     /// cannot be used is reported and the daemon runs on without reports.
     func startReporter() -> Reporter? {
         let gateway = self.gateway
-        let ingest = self.ingest
+        let snapshots = ingestSnapshots   // through the slot: a live config change replaces the capture
         do {
             let reporter = try Reporter.product(config: config, board: board?.name) {
-                var stats = ingest?.snapshot.stats ?? IngestStats()
-                for channel in gateway.videoChannels {
-                    for (key, value) in channel.summary.statistics {
-                        stats.channels[channel.id, default: [:]][key] = .number(Double(value))
-                    }
-                }
-                return stats
+                gateway.stats(merging: snapshots()?.stats)
             }
             reporter?.start()
             return reporter

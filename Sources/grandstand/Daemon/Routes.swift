@@ -83,13 +83,7 @@ struct ManagementRoutes: Sendable {
 
     /// The ingest stats (total and per channel) with each video channel's HLS counters merged in.
     private func statsJSON() -> JSONValue {
-        var stats = ingest?().stats ?? IngestStats(total: [:], channels: [:])
-        for channel in gateway.videoChannels {
-            for (key, value) in channel.summary.statistics {
-                stats.channels[channel.id, default: [:]][key] = .number(Double(value))
-            }
-        }
-        return stats.json
+        gateway.stats(merging: ingest?().stats).json
     }
 
     /// Prometheus text: the stats as families, plus the daemon's own up/uptime/build facts.
