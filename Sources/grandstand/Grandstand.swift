@@ -8,5 +8,5 @@ struct Grandstand: ParsableCommand {
         commandName: "grandstand",
         abstract: "Venue gateway: multicast ingest, FEC, HLS serving, LEDs and journald reporting.",
         subcommands: [RunCommand.self, DemoCommand.self, ReplayCommand.self, SendCommand.self, ListenCommand.self, VersionCommand.self,
-                      LedsCommand.self])
+                      LedsCommand.self, BenchFanCommand.self])
 }

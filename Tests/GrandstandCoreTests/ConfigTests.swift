@@ -28,7 +28,7 @@ struct ConfigTests {
     }
 
     @Test(arguments: [
-        (#"{"licence":{}}"#, ["$.licence: unknown key (expected one of: board, channels, discovery, fec, health, license, listeners, management, network, streamers)",
+        (#"{"licence":{}}"#, ["$.licence: unknown key (expected one of: board, channels, discovery, fec, health, hls, license, listeners, management, network, streamers)",
                               "$.license: required object is missing (needs venueName, contentOwner, appDeveloper)",
                               "$.management: required object is missing (needs \"token\")"]),
         (#"{"license":{"venueName":"","contentOwner":3},"management":{"token":"t"}}"#,

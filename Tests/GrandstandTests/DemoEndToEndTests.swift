@@ -70,7 +70,7 @@ import TestSupport
         let part = client.get(base + "seg\(hint.msn).\(hint.part).ts", bodyTo: "/dev/null")
         #expect(part.status == 200)
         #expect(part.headers.contains("content-type: video/mp2t"))
-        #expect(part.headers.contains("cache-control: public, max-age=300, immutable"))
+        #expect(part.headers.contains("cache-control: public, max-age=60, immutable"))
 
         // Rewind: classic playlist starting back in time, clamped to the window.
         let rewind = client.get(base + "rewind.m3u8?offset=-20")

@@ -10,12 +10,15 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
     guard let cls, let connection, let slot, let uploadSize else { return .NO }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     guard let state = slot.pointee else {
+        // Headers complete: the header deadline no longer applies to this connection. (Answering
+        // here already would make libmicrohttpd 0.9.75 close the connection after the answer.)
+        gs_mhd_request_began(connection)
         slot.pointee = Unmanaged.passRetained(PendingRequest()).toOpaque()
         return .YES
     }
     let pending = Unmanaged<PendingRequest>.fromOpaque(state).takeUnretainedValue()
     // Resumed after a deferred answer: send what the responder delivered.
-    if let ready = pending.takeDeferredResponse() { return queue(ready, on: connection) }
+    if let ready = pending.takeDeferredResponse() { return queueResponse(ready, on: connection, context) }
     if uploadSize.pointee > 0 {
         if let uploadData, pending.body.count + uploadSize.pointee <= context.maxBodyBytes {
             uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
@@ -41,15 +44,17 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
         let responder = HTTPResponder(pending: pending, connection: connection)
         guard let immediate = context.handler(request, responder) else {
             // The handler answers later (blocking playlist reload): suspend until it does.
-            return pending.suspendUnlessAnswered(connection) ?? .YES
+            return pending.suspendUnlessAnswered(connection, context) ?? .YES
         }
         response = immediate
     }
-    return queue(response, on: connection)
+    return queueResponse(response, on: connection, context)
 }
 
 /// MHD_RequestCompletedCallback: releases the PendingRequest stored in the request slot.
-let requestCompleted: MHD_RequestCompletedCallback = { _, _, slot, _ in
+let requestCompleted: MHD_RequestCompletedCallback = { _, connection, slot, _ in
+    // The connection now waits for its next request: the header deadline starts again.
+    if let connection { gs_mhd_request_ended(connection) }
     guard let slot, let state = slot.pointee else { return }
     let pending = Unmanaged<PendingRequest>.fromOpaque(state)
     // A responder that fires after this must not touch the closed connection.
@@ -58,12 +63,27 @@ let requestCompleted: MHD_RequestCompletedCallback = { _, _, slot, _ in
     slot.pointee = nil
 }
 
-private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-    queueResponse(response, on: connection)
-}
+/// Bodies at least this large are lent to libmicrohttpd instead of copied.
+private let borrowThreshold = 16 * 1024
 
-func queueResponse(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-    let made = response.body.withUnsafeBytes { gs_mhd_response_copying($0.baseAddress, $0.count) }
+func queueResponse(_ response: HTTPResponse, on connection: OpaquePointer, _ context: ServerContext) -> MHD_Result {
+    let made: OpaquePointer?
+    if let stream = response.stream {
+        stream.attach(connection)
+        context.streams.add(stream)
+        made = gs_mhd_response_streaming(16 * 1024, streamReader, Unmanaged.passRetained(stream).toOpaque(), streamReleased)
+        if made == nil { stream.close() }
+    } else if response.body.count >= borrowThreshold {
+        // The box keeps the array (and so its storage) alive, unmodified, until libmicrohttpd
+        // releases it: no copy of segments. Native Swift arrays on Linux are contiguous.
+        let box = Unmanaged.passRetained(BodyBox(response.body))
+        made = box.takeUnretainedValue().body.withUnsafeBytes {
+            gs_mhd_response_borrowing($0.baseAddress, $0.count, bodyReleased, box.toOpaque())
+        }
+        if made == nil { box.release() }
+    } else {
+        made = response.body.withUnsafeBytes { gs_mhd_response_copying($0.baseAddress, $0.count) }
+    }
     guard let made else { return .NO }
     defer { MHD_destroy_response(made) }
     for header in response.headers {
@@ -86,4 +106,15 @@ private func connectionValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind
         }, Unmanaged.passUnretained(box).toOpaque())
     }
     return box.values
+}
+
+/// A response body lent to libmicrohttpd (see `queueResponse`).
+final class BodyBox {
+    let body: [UInt8]
+    init(_ body: [UInt8]) { self.body = body }
+}
+
+let bodyReleased: @convention(c) (UnsafeMutableRawPointer?) -> Void = { cls in
+    guard let cls else { return }
+    Unmanaged<BodyBox>.fromOpaque(cls).release()
 }

@@ -11,15 +11,25 @@ public final class HTTPResponder: @unchecked Sendable {
     // @unchecked: the connection pointer is only used under the PendingRequest's lock.
     private let pending: PendingRequest
     private let connection: OpaquePointer
+    private let transform: (@Sendable (HTTPResponse) -> HTTPResponse)?
 
-    init(pending: PendingRequest, connection: OpaquePointer) {
+    init(pending: PendingRequest, connection: OpaquePointer, transform: (@Sendable (HTTPResponse) -> HTTPResponse)? = nil) {
         self.pending = pending
         self.connection = connection
+        self.transform = transform
     }
 
     /// Delivers the answer and resumes the connection; later calls are ignored.
     public func respond(_ response: HTTPResponse) {
-        pending.deliver(response, connection: connection)
+        pending.deliver(transform.map { $0(response) } ?? response, connection: connection)
+    }
+
+    /// A responder for the same request that passes every answer through `transform` first
+    /// (after any transform this one already applies): headers every route adds, conditionals.
+    public func adapting(_ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> HTTPResponder {
+        guard let first = self.transform else { return HTTPResponder(pending: pending, connection: connection, transform: transform) }
+        let chained: @Sendable (HTTPResponse) -> HTTPResponse = { transform(first($0)) }
+        return HTTPResponder(pending: pending, connection: connection, transform: chained)
     }
 }
 
@@ -39,7 +49,7 @@ extension PendingRequest {
 
     /// Called right after the handler deferred: suspends unless the answer already arrived
     /// (then queues it at once). Returns the result of queueing, or nil after suspending.
-    func suspendUnlessAnswered(_ connection: OpaquePointer) -> MHD_Result? {
+    func suspendUnlessAnswered(_ connection: OpaquePointer, _ context: ServerContext) -> MHD_Result? {
         let ready: HTTPResponse? = lock.withLock {
             if answered { return takeDeferredResponseLocked() }
             suspended = true
@@ -47,7 +57,7 @@ extension PendingRequest {
             return nil
         }
         guard let ready else { return nil }
-        return queueResponse(ready, on: connection)
+        return queueResponse(ready, on: connection, context)
     }
 
     func takeDeferredResponse() -> HTTPResponse? { lock.withLock { takeDeferredResponseLocked() } }

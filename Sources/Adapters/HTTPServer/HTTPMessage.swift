@@ -23,11 +23,13 @@ public struct HTTPRequest: Sendable {
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
-/// What the handler answers: status, headers and a body held in memory.
+/// What the handler answers: status, headers and a body held in memory, or a stream written
+/// over time (`stream`, then `body` is ignored).
 public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    public var stream: HTTPStream?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -46,5 +48,35 @@ public struct HTTPResponse: Sendable {
 
     public static func json(_ body: String, status: Int = 200) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json", body: body)
+    }
+
+    /// A streamed answer (chunked on HTTP/1.1) fed through `stream`, e.g. `text/event-stream`.
+    public static func stream(_ stream: HTTPStream, status: Int = 200, headers: [(name: String, value: String)]) -> HTTPResponse {
+        var response = HTTPResponse(status: status, headers: headers)
+        response.stream = stream
+        return response
+    }
+
+    /// The first value of a header, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+
+    /// Sets a header, replacing any with the same name.
+    public mutating func setHeader(_ name: String, _ value: String) {
+        headers.removeAll { $0.name.caseInsensitiveEquals(name) }
+        headers.append((name, value))
+    }
+}
+
+extension String {
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where x != y {
+            let lower: UInt8 = x | 0x20
+            guard lower == y | 0x20, lower >= 0x61, lower <= 0x7A else { return false }
+        }
+        return true
     }
 }

@@ -11,12 +11,18 @@ public final class HTTPServer: @unchecked Sendable {
     // @unchecked: `daemon` is written once in init and cleared in stop(), which callers
     // serialise (the owner stops the server once); MHD itself is thread-safe.
 
+    /// Limits (docs/serving.md): connections are refused past `connectionLimit` or
+    /// `perClientLimit` per address; a request line plus headers must fit `connectionMemoryLimit`
+    /// and arrive within `headerTimeoutSeconds` of the connection opening or the previous answer
+    /// (slowloris); a connection with no traffic at all for `idleTimeoutSeconds` is closed.
     public struct Configuration: Sendable {
         public var host: String
         public var port: UInt16
         public var connectionLimit: UInt32 = 1024
         public var perClientLimit: UInt32 = 64
         public var idleTimeoutSeconds: UInt32 = 30
+        /// Also the keep-alive limit between requests. 0: no deadline.
+        public var headerTimeoutSeconds: UInt32 = 10
         /// Bounds the request line plus headers that one connection may buffer.
         public var connectionMemoryLimit: Int = 32 * 1024
         public var maxBodyBytes: Int = 1 << 20
@@ -28,6 +34,17 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
+    /// Counters for /metrics and tests.
+    public struct Statistics: Sendable, Equatable {
+        /// Connections open now.
+        public var connections: Int
+        /// Connections shut down at the header deadline (slow or silent clients), in total.
+        public var slowClientsCut: Int
+        /// Streams (SSE) open now, and chunks they dropped for slow readers in total.
+        public var streams: Int
+        public var streamChunksDropped: Int
+    }
+
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
     /// Returns the answer, or nil to answer later through the responder (the connection is
     /// suspended meanwhile; the handler must make sure `respond` is eventually called).
@@ -36,6 +53,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// The bound port: the configured one, or the kernel's pick when configured as 0.
     public let port: UInt16
     private var daemon: OpaquePointer?
+    private var tracker: OpaquePointer?
     private let context: Unmanaged<ServerContext>
 
     public convenience init(_ configuration: Configuration, handler: @escaping Handler) throws(HTTPServerError) {
@@ -49,35 +67,48 @@ public final class HTTPServer: @unchecked Sendable {
             per_ip_limit: configuration.perClientLimit,
             timeout_seconds: configuration.idleTimeoutSeconds,
             connection_memory_limit: configuration.connectionMemoryLimit,
-            thread_pool_size: configuration.threads)
+            thread_pool_size: configuration.threads,
+            header_timeout_ms: configuration.headerTimeoutSeconds * 1000)
         let context = Unmanaged.passRetained(ServerContext(handler: handler, maxBodyBytes: configuration.maxBodyBytes))
         let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue)
         var boundPort: UInt16 = 0
+        var tracker: OpaquePointer?
         let started = withUnsafePointer(to: &address.storage) { storage in
             storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddr in
                 gs_mhd_start(flags, sockaddr, &limits, accessHandler, context.toOpaque(),
-                             requestCompleted, context.toOpaque(), &boundPort)
+                             requestCompleted, context.toOpaque(), trackerTick, context.toOpaque(),
+                             &tracker, &boundPort)
             }
         }
-        guard let started else {
+        guard let started, let tracker else {
             let code = errno
             context.release()
             throw HTTPServerError("start listener on \(configuration.host):\(configuration.port)", errno: code)
         }
         self.daemon = started
+        self.tracker = tracker
         self.context = context
         self.port = boundPort
     }
 
-    /// Closes the listening socket and every connection, waiting for the polling thread.
-    /// Owners of deferred requests must answer them first (a suspended connection keeps
-    /// libmicrohttpd from stopping cleanly).
+    /// Ends every open stream, closes the listening socket and every connection, waiting for
+    /// the polling thread. Owners of deferred requests must answer them first (a suspended
+    /// connection keeps libmicrohttpd from stopping cleanly).
     public func stop() {
-        guard let daemon else { return }
+        guard let daemon, let tracker else { return }
         self.daemon = nil
-        MHD_stop_daemon(daemon)
+        self.tracker = nil
+        for stream in context.takeUnretainedValue().streams.all() { stream.finish() }
+        gs_mhd_stop(daemon, tracker)
         context.release()
+    }
+
+    public var statistics: Statistics {
+        let streams = context.takeUnretainedValue().streams
+        let tracked = tracker.map { gs_mhd_tracker_stats($0) }
+        return Statistics(connections: Int(tracked?.open ?? 0), slowClientsCut: Int(tracked?.cut ?? 0),
+                          streams: streams.count, streamChunksDropped: streams.dropped)
     }
 
     deinit { stop() }
@@ -87,11 +118,44 @@ public final class HTTPServer: @unchecked Sendable {
 final class ServerContext {
     let handler: HTTPServer.DeferringHandler
     let maxBodyBytes: Int
+    let streams = StreamRegistry()
 
     init(handler: @escaping HTTPServer.DeferringHandler, maxBodyBytes: Int) {
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
     }
+}
+
+/// The open streams of one server: heartbeats, shutdown, statistics.
+final class StreamRegistry: @unchecked Sendable {
+    // @unchecked: under `lock`.
+    private let lock = AdapterLock()
+    private var open: [ObjectIdentifier: HTTPStream] = [:]
+    private var droppedClosed = 0
+
+    func add(_ stream: HTTPStream) {
+        lock.withLock { open[ObjectIdentifier(stream)] = stream }
+        stream.onClose { [weak self, weak stream] in
+            guard let self, let stream else { return }
+            let dropped = stream.droppedChunks
+            self.lock.withLock {
+                if self.open.removeValue(forKey: ObjectIdentifier(stream)) != nil { self.droppedClosed += dropped }
+            }
+        }
+    }
+
+    func all() -> [HTTPStream] { lock.withLock { Array(open.values) } }
+    var count: Int { lock.withLock { open.count } }
+    var dropped: Int { droppedClosed(plus: all().reduce(0) { $0 + $1.droppedChunks }) }
+    private func droppedClosed(plus live: Int) -> Int { lock.withLock { droppedClosed } + live }
+}
+
+/// The tracker thread's tick (every 250 ms): stream heartbeats.
+let trackerTick: @convention(c) (UnsafeMutableRawPointer?) -> Void = { cls in
+    guard let cls else { return }
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    let now = monotonicNanoseconds()
+    for stream in context.streams.all() { stream.tick(now: now) }
 }
 
 /// One request in flight, kept in MHD's per-request `con_cls` slot until it completes.

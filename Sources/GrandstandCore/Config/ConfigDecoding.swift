@@ -26,7 +26,7 @@ extension GatewayConfig {
 
     static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> GatewayConfig? {
         guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board",
-                                                                         "streamers", "channels", "discovery", "fec", "health"]) else {
+                                                                         "streamers", "channels", "discovery", "fec", "health", "hls"]) else {
             return nil
         }
         let license = decodeLicense(root, &reader)
@@ -43,8 +43,9 @@ extension GatewayConfig {
             }
         }
         var listeners = Listeners()
-        if let object = reader.object(root["listeners"], at: root.path("listeners"), known: ["fan", "management"]) {
+        if let object = reader.object(root["listeners"], at: root.path("listeners"), known: ["fan", "management", "fanLimits"]) {
             listeners.fan = decodeListenAddress(object["fan"], at: object.path("fan"), &reader) ?? listeners.fan
+            listeners.fanLimits = decodeFanLimits(object["fanLimits"], at: object.path("fanLimits"), &reader)
             listeners.management = decodeListenAddress(object["management"], at: object.path("management"), &reader) ?? listeners.management
         }
         var token: String?
@@ -60,11 +61,13 @@ extension GatewayConfig {
         let discovery = decodeDiscovery(root, &reader)
         let fec = decodeFECLimits(root, &reader)
         let health = HealthConfig.decode(root["health"], at: root.path("health"), &reader)
+        let hls = decodeHLS(root, &reader)
         guard let license, let token else { return nil }
         var config = GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token, boardPath: board,
                                    streamers: streamers, channels: channels, discovery: discovery)
         config.fec = fec
         config.health = health
+        config.hls = hls
         return config
     }
 

@@ -32,6 +32,7 @@ public struct GatewayConfig: Sendable, Equatable {
     public struct Listeners: Sendable, Equatable {
         public var fan = ListenAddress(host: "127.0.0.1", port: 8080)
         public var management = ListenAddress(host: "127.0.0.1", port: 8081)
+        public var fanLimits = FanLimits()
     }
 
     public var license: License
@@ -48,6 +49,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var fec = FECDecoderConfiguration()
     /// Service-state thresholds and dwell (Health/HealthConfig.swift).
     public var health = HealthConfig()
+    /// HLS timing, the rewind window and the decode health check (`hls`; docs/hls.md).
+    public var hls = HLS()
 }
 
 /// A numeric listen address `host:port` (`[v6]:port` for IPv6).

@@ -10,9 +10,9 @@ public enum ReloadDecision: Sendable, Equatable {
 }
 
 extension MediaWindow {
-    /// How long a blocked request may wait: three target durations (§6.2.5.2).
+    /// How long a blocked request may wait: three target durations (§6.2.5.2) unless configured.
     public var maximumBlockNanoseconds: Int64 {
-        3 * Int64(segmenter.targetDurationSeconds) * 1_000_000_000
+        configuration.blockTimeoutNanoseconds ?? 3 * Int64(segmenter.targetDurationSeconds) * 1_000_000_000
     }
 
     /// The Advance Part Limit: 3 / PART-TARGET when that is under one second, else 3 (§6.2.5.2).

@@ -10,6 +10,8 @@ public struct WindowConfiguration: Sendable, Equatable {
     public var retiredSegments: Int
     /// URI stem: segments are `<prefix><msn>.ts`, parts `<prefix><msn>.<part>.ts`.
     public var segmentPrefix: String
+    /// How long a blocked request waits before 503/404; nil: three target durations (§6.2.5.2).
+    public var blockTimeoutNanoseconds: Int64?
 
     public init(window: Double = 30, byteCap: Int = 48 << 20, retiredSegments: Int = 3, segmentPrefix: String = "seg") {
         windowTicks = MediaClock.ticks(seconds: max(window, 0))

@@ -31,11 +31,13 @@ struct ReplayCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        let configuration = try Self.ingestConfiguration(configPath: config)
+        let gatewayConfig = try Self.loadConfig(configPath: config, command: "replay")
+        let configuration = IngestConfiguration.product(gatewayConfig)
         let started = ContinuousClock.now
         let summary: Replay.Summary
         do {
-            summary = try Replay(capturePath: pcap, outputDirectory: out, configuration: configuration, filter: filter).run()
+            summary = try Replay(capturePath: pcap, outputDirectory: out, configuration: configuration, filter: filter,
+                                 hls: gatewayConfig?.hls ?? GatewayConfig.HLS()).run()
         } catch {
             printError("grandstand replay: \(error)")
             throw ExitCode(1)

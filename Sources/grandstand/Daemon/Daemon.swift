@@ -24,12 +24,12 @@ final class Daemon {
     private(set) var health: HealthLoop?
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
-         ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings = Gateway.Settings()) {
+         ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil) {
         self.config = config
         self.board = board
         self.events = events
         self.ingestSettings = ingest
-        self.gateway = Gateway(settings: gateway)
+        self.gateway = Gateway(settings: gateway ?? Gateway.Settings(hls: config.hls))
     }
 
     /// The settings `grandstand run` uses: the config's interface and policy, FEC on ISA-L.
@@ -42,9 +42,7 @@ final class Daemon {
     /// is not an error: the capture retries and reports it.
     func start() throws {
         let fanAddress = config.listeners.fan, managementAddress = config.listeners.management
-        var fanConfiguration = HTTPServer.Configuration(host: fanAddress.host, port: fanAddress.port)
-        fanConfiguration.connectionLimit = 2048
-        fanConfiguration.maxBodyBytes = 0
+        let fanConfiguration = FanRoutes.serverConfiguration(fanAddress, config.listeners.fanLimits)
         var managementConfiguration = HTTPServer.Configuration(host: managementAddress.host, port: managementAddress.port)
         managementConfiguration.connectionLimit = 64
 

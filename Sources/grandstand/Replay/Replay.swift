@@ -23,6 +23,8 @@ struct Replay {
     let configuration: IngestConfiguration
     /// A BPF filter installed before reading (what live capture would have let through), or nil.
     var filter: String? = nil
+    /// The configuration's `hls` section: segment timing and the decode health check.
+    var hls = GatewayConfig.HLS()
 
     func run() throws -> Summary {
         let capture = try PacketCapture.open(file: capturePath)
@@ -30,7 +32,7 @@ struct Replay {
         guard let link = LinkLayer(linkType: capture.linkType.rawValue) else {
             throw ReplayError("unsupported link type \(capture.linkType.name) in", capturePath, code: 0)
         }
-        let output = try ReplayOutput(directory: outputDirectory)
+        let output = try ReplayOutput(directory: outputDirectory, hls: hls)
         var pipeline = IngestPipeline(configuration: configuration)
         var summary = Summary()
         var nextTick: Int64? = nil
@@ -84,13 +86,13 @@ final class ReplayOutput {
     private let events: OutputFile
     private let hls: ReplayHLSOutput
 
-    init(directory: String) throws(ReplayError) {
+    init(directory: String, hls: GatewayConfig.HLS = GatewayConfig.HLS()) throws(ReplayError) {
         self.directory = directory
         try OutputFile.makeDirectory(directory)
         try OutputFile.makeDirectory(directory + "/ts")
         try OutputFile.makeDirectory(directory + "/data")
         events = try OutputFile(path: directory + "/events.jsonl")
-        hls = ReplayHLSOutput(directory: directory)
+        self.hls = ReplayHLSOutput(directory: directory, hls: hls)
     }
 
     /// Writes what `actions` carry; `time` is the capture time they happened at.
@@ -162,6 +164,8 @@ final class ReplayOutput {
         for file in dataMessages.values { try file.close() }
         try events.close()
         try hls.finish()
+        var stats = stats
+        hls.addHealth(to: &stats)
         let channelsFile = try OutputFile(path: directory + "/channels.json")
         try channelsFile.write(JSONValue.array(channels.map(\.json)).encoded + "\n")
         try channelsFile.close()

@@ -2,41 +2,68 @@ import GrandstandCore
 import HTTPServer
 
 /// The fan listener's routes: the fan page, the channel list, playlists (live with blocking
-/// reload, rewind), segments and parts, thumbnails, data-channel messages and /health.
-/// No management route is served here.
+/// reload, rewind), segments and parts, thumbnails, data-channel messages (JSON and Server-Sent
+/// Events) and /health. No management route is served here; paths are matched, never mapped to
+/// files. Every answer, now or deferred, passes through `FanResponse.finish` (CORS, ETag, 304,
+/// ranges); docs/serving.md lists each route's headers.
 struct FanRoutes: Sendable {
     let status: StatusReport
     let gateway: Gateway
 
+    /// The listener's libmicrohttpd settings from `listeners.fanLimits`.
+    static func serverConfiguration(_ address: ListenAddress, _ limits: GatewayConfig.FanLimits) -> HTTPServer.Configuration {
+        var configuration = HTTPServer.Configuration(host: address.host, port: address.port)
+        configuration.connectionLimit = UInt32(limits.connections)
+        configuration.perClientLimit = UInt32(limits.perClient)
+        configuration.idleTimeoutSeconds = UInt32(limits.idleTimeoutSeconds)
+        configuration.headerTimeoutSeconds = UInt32(limits.headerTimeoutSeconds)
+        configuration.connectionMemoryLimit = limits.headerBytes
+        configuration.threads = UInt32(limits.threads)
+        configuration.maxBodyBytes = 0
+        return configuration
+    }
+
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return HTTPResponse(status: 405, headers: [("Allow", "GET, HEAD")], body: Array("method not allowed\n".utf8))
-        }
-        let response: HTTPResponse?
-        switch request.path {
-        case "/health": response = .json(status.json().encoded + "\n")
-        case "/", "/index.html": response = HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"),
-                                                                               ("Cache-Control", "no-cache")],
-                                                        body: Array(FanPage.html.utf8))
-        case "/channels.json": response = .json(ChannelCatalog.json(gateway).encoded + "\n")
+        let finishing = responder.adapting { FanResponse.finish($0, for: request) }
+        return route(request, finishing).map { FanResponse.finish($0, for: request) }
+    }
+
+    private func route(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
+        switch request.method {
+        case "GET", "HEAD": break
+        case "OPTIONS":
+            // CORS preflight for browser players sending Range or If-None-Match.
+            return HTTPResponse(status: 204, headers: [("Allow", "GET, HEAD, OPTIONS"),
+                                                       ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
+                                                       ("Access-Control-Allow-Headers", "Range, If-None-Match, If-Range, Last-Event-ID"),
+                                                       ("Access-Control-Max-Age", "86400")])
         default:
-            if request.path.hasPrefix("/channels/") {
-                response = channelResource(request, responder)
-            } else {
-                response = .text(404, "not found")
-            }
+            return HTTPResponse(status: 405, headers: [("Allow", "GET, HEAD, OPTIONS")], body: Array("method not allowed\n".utf8))
         }
-        // Browser players on other origins (a venue app's web view) may read everything here.
-        return response.map { var r = $0; r.headers.append(("Access-Control-Allow-Origin", "*")); return r }
+        switch request.path {
+        case "/health": return Self.noCache(.json(status.json().encoded + "\n"), "no-store")
+        case "/", "/index.html": return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"),
+                                                                           ("Cache-Control", "no-cache")],
+                                                    body: Array(FanPage.html.utf8))
+        case "/channels.json": return Self.noCache(.json(ChannelCatalog.json(gateway).encoded + "\n"))
+        default:
+            guard request.path.hasPrefix("/channels/") else { return .text(404, "not found") }
+            return channelResource(request, responder)
+        }
     }
 
     private func channelResource(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
         let parts = request.path.dropFirst("/channels/".count).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty else { return .text(404, "not found") }
         let id = String(parts[0]), name = String(parts[1])
-        if name == "messages.json" {
+        switch name {
+        case "messages.json":
             guard let messages = gateway.dataMessages(id) else { return .text(404, "no such data channel") }
-            return .json(ChannelCatalog.messagesJSON(messages).encoded + "\n")
+            return Self.noCache(.json(ChannelCatalog.messagesJSON(messages).encoded + "\n"))
+        case "events":
+            return FanEvents.open(request, channel: id, gateway: gateway)
+        default:
+            break
         }
         guard let channel = gateway.videoChannel(id) else { return .text(404, "no such channel") }
         let now = realtimeNanoseconds()
@@ -44,7 +71,19 @@ struct FanRoutes: Sendable {
         case "live.m3u8":
             switch ReloadRequest.parse(query: Self.query(request, keys: ["_HLS_msn", "_HLS_part", "_HLS_skip"])[...]) {
             case .failure(.badValue(let key)): return .text(400, "bad \(key)")
-            case .success(let reload): return channel.livePlaylist(reload, responder: responder, now: now)
+            case .success(let reload):
+                guard reload.msn != nil else { return channel.livePlaylist(reload, responder: responder, now: now) }
+                // A blocking reload's URL names one playlist state: caches may keep the answer
+                // (Apple's LL-HLS guidance: six target durations).
+                let maxAge = 6 * gateway.settings.segmenter.targetDurationSeconds
+                let cacheable: @Sendable (HTTPResponse) -> HTTPResponse = { response in
+                    guard response.status == 200 else { return response }
+                    var response = response
+                    response.headers.removeAll { $0.name == "Cache-Control" }
+                    response.headers.append(("Cache-Control", "public, max-age=\(maxAge)"))
+                    return response
+                }
+                return channel.livePlaylist(reload, responder: responder.adapting(cacheable), now: now).map(cacheable)
             }
         case "rewind.m3u8":
             guard let position = RewindPosition.parse(query: Self.query(request, keys: ["offset", "at"])[...]) else {
@@ -53,11 +92,19 @@ struct FanRoutes: Sendable {
             return channel.rewindPlaylist(position)
         case "thumbnail.jpg":
             guard let jpeg = channel.thumbnailJPEG else { return .text(404, "no thumbnail yet") }
-            return HTTPResponse(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=2")], body: jpeg)
+            // Refreshed every few seconds: a short life, then revalidation by ETag.
+            return HTTPResponse(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "public, max-age=2")], body: jpeg)
         default:
             guard name.hasSuffix(".ts") else { return .text(404, "not found") }
             return channel.resource(name, responder: responder, now: now)
         }
+    }
+
+    /// `response` with a Cache-Control for content that changes at any time.
+    static func noCache(_ response: HTTPResponse, _ value: String = "no-cache") -> HTTPResponse {
+        var response = response
+        response.headers.append(("Cache-Control", value))
+        return response
     }
 
     /// Rebuilds `k=v&…` from the parsed arguments the core parsers understand.
@@ -85,18 +132,23 @@ enum ChannelCatalog {
                 ]
             } else if channel.kind == .data {
                 members.append(("messages", .string(base + "messages.json")))
+                members.append(("events", .string(base + "events")))
             }
             return .object(members)
         })
     }
 
     static func messagesJSON(_ messages: [Gateway.DataMessage]) -> JSONValue {
-        .array(messages.map { message in
-            .object([
-                ("timeMilliseconds", .number(Double(message.timestampNanoseconds / 1_000_000))),
-                ("text", String(validating: message.payload, as: UTF8.self).map(JSONValue.string) ?? .null),
-                ("base64", .string(TextEncoding.base64(message.payload[...]))),
-            ])
-        })
+        .array(messages.map(messageJSON))
+    }
+
+    /// One data message: its sequence (the SSE `id`), capture time, text when UTF-8, and bytes.
+    static func messageJSON(_ message: Gateway.DataMessage) -> JSONValue {
+        .object([
+            ("sequence", .number(Double(message.sequence))),
+            ("timeMilliseconds", .number(Double(message.timestampNanoseconds / 1_000_000))),
+            ("text", String(validating: message.payload, as: UTF8.self).map(JSONValue.string) ?? .null),
+            ("base64", .string(TextEncoding.base64(message.payload[...]))),
+        ])
     }
 }

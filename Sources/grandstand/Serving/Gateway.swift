@@ -12,6 +12,8 @@ final class Gateway: @unchecked Sendable {
     // @unchecked: `channels`, `video`, `data` are only touched under `lock`; each VideoChannel
     // has its own lock.
     struct DataMessage: Sendable {
+        /// 1, 2, … per data channel since the daemon started (the SSE event id).
+        var sequence: Int
         var timestampNanoseconds: Int64
         var payload: [UInt8]
     }
@@ -23,6 +25,20 @@ final class Gateway: @unchecked Sendable {
         var keepRemovedNanoseconds: Int64 = 30_000_000_000
         var dataRingSize = 32
         var thumbnailIntervalNanoseconds: Int64 = 3_000_000_000
+        /// Decode each video channel for its health counters (`hls.videoHealth`).
+        var videoHealth = true
+        /// TS bytes queued per channel for the health check before input is skipped.
+        var healthQueueBytes = 1 << 20
+
+        init() {}
+
+        /// From the configuration's `hls` section.
+        init(hls: GatewayConfig.HLS) {
+            segmenter = hls.segmenter
+            window = hls.window
+            keepRemovedNanoseconds = Int64(hls.rewindWindowSeconds * 1e9)
+            videoHealth = hls.videoHealth
+        }
     }
 
     let settings: Settings
@@ -33,9 +49,25 @@ final class Gateway: @unchecked Sendable {
     private var stopping = false
     private var worker: Worker?
     private let thumbnails = Thumbnailer()
+    /// Server-Sent Events subscribers of the data channels (FanEvents.swift).
+    let dataEvents = DataEventHub()
 
     init(settings: Settings = Settings()) {
         self.settings = settings
+        Self.boundMallocRetention()
+    }
+
+    /// glibc malloc policy for a process that keeps ~20 MB of segments per channel and frees
+    /// one every couple of seconds (docs/performance.md, HLS memory): a fixed mmap threshold, so
+    /// segment buffers are mapped and unmapped (returned to the kernel when evicted) instead of
+    /// raising the dynamic threshold and fragmenting the heap; and at most two arenas, so the
+    /// capture, HTTP and health threads do not each keep their own free memory. Process-wide,
+    /// set once before the threads start; `trimMalloc` returns freed heap pages periodically.
+    static func boundMallocRetention() {
+        #if canImport(Glibc)
+        _ = glibcMallopt(-3, 256 << 10)   // M_MMAP_THRESHOLD
+        _ = glibcMallopt(-8, 2)           // M_ARENA_MAX
+        #endif
     }
 
     // MARK: Ingest sink (capture thread)
@@ -51,9 +83,12 @@ final class Gateway: @unchecked Sendable {
                 videoChannel(id)?.gap(lostPackets: lost, timestampNanoseconds: time)
             case .dataMessage(let id, let payload, let time):
                 lock.withLock {
-                    guard let count = data[id]?.count else { return }
-                    data[id]?.append(DataMessage(timestampNanoseconds: time, payload: Array(payload)))
-                    if count + 1 > settings.dataRingSize { data[id]?.removeFirst(count + 1 - settings.dataRingSize) }
+                    guard let ring = data[id] else { return }
+                    let message = DataMessage(sequence: (ring.last?.sequence ?? 0) + 1, timestampNanoseconds: time, payload: Array(payload))
+                    data[id]?.append(message)
+                    if ring.count + 1 > settings.dataRingSize { data[id]?.removeFirst(ring.count + 1 - settings.dataRingSize) }
+                    // Under the lock, like `withDataMessages`: a new subscriber misses and repeats nothing.
+                    dataEvents.publish(id, message)
                 }
             }
         }
@@ -61,7 +96,7 @@ final class Gateway: @unchecked Sendable {
 
     private func apply(_ changes: [ChannelChange]) {
         let now = realtimeNanoseconds()
-        var finished: [VideoChannel] = []
+        var finished: [VideoChannel] = [], replaced: [VideoChannel] = []
         lock.withLock {
             for change in changes {
                 let channel = change.channel
@@ -72,8 +107,9 @@ final class Gateway: @unchecked Sendable {
                     switch channel.kind {
                     case .video:
                         if video[channel.id]?.removedAtNanoseconds != nil || video[channel.id] == nil {
-                            if let old = video[channel.id] { finished.append(old) }
-                            video[channel.id] = VideoChannel(id: channel.id, segmenter: settings.segmenter, window: settings.window)
+                            if let old = video[channel.id] { finished.append(old); replaced.append(old) }
+                            video[channel.id] = VideoChannel(id: channel.id, segmenter: settings.segmenter, window: settings.window,
+                                                             healthQueueBytes: settings.videoHealth ? settings.healthQueueBytes : nil)
                         }
                     case .data:
                         if data[channel.id] == nil { data[channel.id] = [] }
@@ -87,6 +123,7 @@ final class Gateway: @unchecked Sendable {
             }
         }
         for channel in finished { channel.finish(at: now) }
+        for channel in replaced { channel.stopHealth() }
     }
 
     func videoChannel(_ id: String) -> VideoChannel? { lock.withLock { video[id] } }
@@ -95,6 +132,10 @@ final class Gateway: @unchecked Sendable {
     var channels: [Channel] { lock.withLock { channelList } }
 
     func dataMessages(_ id: String) -> [DataMessage]? { lock.withLock { data[id] } }
+
+    /// Runs `body` on a data channel's ring under the gateway's lock (nil: no such channel), so
+    /// an SSE subscription taken there is atomic with respect to new messages.
+    func withDataMessages<T>(_ id: String, _ body: ([DataMessage]) -> T) -> T? { lock.withLock { data[id].map(body) } }
 
     var videoChannels: [VideoChannel] { lock.withLock { video.values.sorted { $0.id < $1.id } } }
 
@@ -111,7 +152,10 @@ final class Gateway: @unchecked Sendable {
         lock.withLock { stopping = true }
         worker?.join()
         worker = nil
-        for channel in videoChannels { channel.releaseAll() }
+        for channel in videoChannels {
+            channel.releaseAll()
+            channel.stopHealth()
+        }
     }
 
     private func run() {
@@ -122,6 +166,9 @@ final class Gateway: @unchecked Sendable {
             if now >= nextThumbnails {
                 for channel in videoChannels { thumbnails.refresh(channel) }
                 dropExpired(now: now)
+                #if canImport(Glibc)
+                _ = glibcMallocTrim(0)   // freed segments, parts and responses back to the kernel
+                #endif
                 nextThumbnails = realtimeNanoseconds() + settings.thumbnailIntervalNanoseconds
             }
             var pause = timespec(tv_sec: 0, tv_nsec: 50_000_000)
@@ -135,6 +182,20 @@ final class Gateway: @unchecked Sendable {
             for channel in old { video[channel.id] = nil }
             return old
         }
-        for channel in dropped { channel.releaseAll() }
+        for channel in dropped {
+            channel.releaseAll()
+            channel.stopHealth()
+        }
     }
 }
+
+#if canImport(Glibc)
+/// glibc's `mallopt(3)` (malloc.h is not in Swift's Glibc module); parameters by number.
+@_silgen_name("mallopt")
+func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
+
+/// glibc's `malloc_trim(3)`: releases free heap
+/// memory of every arena to the kernel; returns 1 when some was released.
+@_silgen_name("malloc_trim")
+func glibcMallocTrim(_ pad: Int) -> Int32
+#endif

@@ -24,30 +24,71 @@ final class VideoChannel: @unchecked Sendable {
     private var lastPacketNanoseconds: Int64?
     private var thumbnail: [UInt8]?
     private var thumbnailSegment = -1
+    /// The live playlist answer (text and ETag) until the window next changes: polling clients
+    /// share one rendering instead of one each.
+    private var liveAnswer: HTTPResponse?
+    /// Segment and part answers made since the window last changed (at most 4 MiB of media):
+    /// fans ask for the same newest parts, and a shared answer costs no copy of the media.
+    private var mediaAnswers: [String: HTTPResponse] = [:]
+    private var mediaAnswerBytes = 0
+    /// Distinguishes this packager's segments from an earlier one's of the same channel (ETags).
+    private let instance = String(UInt64(realtimeNanoseconds()), radix: 36)
+    /// Arrival of the first packet of the part being received (the datagram that completed the
+    /// previous part carries it), and how late parts were listed.
+    private var partArrivalNanoseconds: Int64?
+    private var publishLatency = PublishLatency()
+    /// Decode health on its own thread (nil when `hls.videoHealth` is off); has its own lock.
+    private let health: VideoHealthWorker?
 
     init(id: String, segmenter: SegmenterConfiguration = SegmenterConfiguration(),
-         window: WindowConfiguration = WindowConfiguration()) {
+         window: WindowConfiguration = WindowConfiguration(), healthQueueBytes: Int? = nil) {
         self.id = id
         packager = HLSPackager(segmenter: segmenter, window: window, keyframeDetector: ParserKeyframeDetector())
+        health = healthQueueBytes.map { VideoHealthWorker(capacityBytes: $0) }
     }
+
+    deinit { health?.stop() }
+
+    /// Stops the health thread (the channel is dropped or the gateway stops).
+    func stopHealth() { health?.stop() }
 
     // MARK: Input (capture thread)
 
     func ingest(_ packets: ArraySlice<UInt8>, timestampNanoseconds: Int64) {
+        health?.submit(packets)
         let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
             lastPacketNanoseconds = timestampNanoseconds
             let update = packager.ingest(packets, timestampNanoseconds: timestampNanoseconds)
+            if !update.isEmpty { liveAnswer = nil; mediaAnswers = [:]; mediaAnswerBytes = 0 }
+            if !update.partsPublished.isEmpty { recordPublishedLocked(update.partsPublished, arrival: timestampNanoseconds) }
             return update.isEmpty ? [] : resolveLocked()
         }
         for (responder, response) in ready { responder.respond(response) }
     }
 
     func gap(lostPackets: Int, timestampNanoseconds: Int64) {
+        health?.gap()
         let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
+            partArrivalNanoseconds = nil   // nothing is listed until the next keyframe
             let update = packager.gap(lostPackets: lostPackets, timestampNanoseconds: timestampNanoseconds)
+            if !update.isEmpty { liveAnswer = nil; mediaAnswers = [:]; mediaAnswerBytes = 0 }
             return update.isEmpty ? [] : resolveLocked()
         }
         for (responder, response) in ready { responder.respond(response) }
+    }
+
+    /// Times the parts just published against their first packet's arrival. Caller holds the lock.
+    private func recordPublishedLocked(_ parts: [HLSPackager.PartName], arrival: Int64) {
+        let now = realtimeNanoseconds()
+        if let first = partArrivalNanoseconds {
+            for name in parts {
+                guard let part = packager.window.segments.last(where: { $0.mediaSequence == name.mediaSequence })?
+                    .parts.first(where: { $0.index == name.index }) else { continue }
+                publishLatency.record(publishedNanoseconds: now, firstArrivalNanoseconds: first,
+                                      durationNanoseconds: MediaClock.nanoseconds(ticks: part.durationTicks))
+            }
+        }
+        partArrivalNanoseconds = arrival
     }
 
     /// The channel left the list: complete the last segment and end the playlists.
@@ -55,7 +96,11 @@ final class VideoChannel: @unchecked Sendable {
         let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
             guard removedAtNanoseconds == nil else { return [] }
             removedAtNanoseconds = now
+            health?.finish()
             _ = packager.finish()
+            liveAnswer = nil
+            mediaAnswers = [:]
+            mediaAnswerBytes = 0
             return resolveLocked()
         }
         for (responder, response) in ready { responder.respond(response) }
@@ -69,7 +114,7 @@ final class VideoChannel: @unchecked Sendable {
             switch outcome {
             case .ready:
                 switch entry.kind {
-                case .live: ready.append((entry.responder, Self.playlistResponse(packager.livePlaylist())))
+                case .live: ready.append((entry.responder, liveResponseLocked()))
                 case .resource(let name): ready.append((entry.responder, mediaResponseLocked(name)))
                 }
             case .badRequest(let why): ready.append((entry.responder, .text(400, why)))
@@ -85,7 +130,7 @@ final class VideoChannel: @unchecked Sendable {
     func livePlaylist(_ reload: ReloadRequest, responder: HTTPResponder, now: Int64) -> HTTPResponse? {
         lock.withLock {
             switch packager.reloadDecision(msn: reload.msn, part: reload.part) {
-            case .respondNow: return Self.playlistResponse(packager.livePlaylist())
+            case .respondNow: return liveResponseLocked()
             case .badRequest(let why): return .text(400, why)
             case .wait:
                 hold(.playlist(msn: reload.msn ?? 0, part: reload.part), .live, responder, now: now)
@@ -116,15 +161,37 @@ final class VideoChannel: @unchecked Sendable {
     }
 
     private func mediaResponseLocked(_ name: String) -> HTTPResponse {
+        if let answer = mediaAnswers[name] { return answer }
+        let answer = makeMediaResponseLocked(name)
+        if answer.status == 200 {
+            if mediaAnswerBytes + answer.body.count > 4 << 20 { mediaAnswers = [:]; mediaAnswerBytes = 0 }
+            mediaAnswers[name] = answer
+            mediaAnswerBytes += answer.body.count
+        }
+        return answer
+    }
+
+    private func makeMediaResponseLocked(_ name: String) -> HTTPResponse {
         switch packager.resource(named: name) {
         case .media(let bytes), .gap(let bytes):
-            // Complete segments and parts never change: clients and caches may keep them.
+            // Complete segments and parts never change: clients and caches may keep them. Not
+            // for long: a restarted channel reuses the names (docs/serving.md). The strong tag
+            // names this packager's instance, so a restart never repeats one.
             return HTTPResponse(status: 200, headers: [("Content-Type", "video/mp2t"),
-                                                       ("Cache-Control", "public, max-age=300, immutable")],
+                                                       ("Cache-Control", "public, max-age=60, immutable"),
+                                                       ("ETag", EntityTag.strong("\(id).\(instance).\(name.dropLast(3))"))],
                                 body: Array(bytes))
         case .notYetAvailable, .notFound:
             return .text(404, "no such segment or part")
         }
+    }
+
+    private func liveResponseLocked() -> HTTPResponse {
+        if let liveAnswer { return liveAnswer }
+        var answer = Self.playlistResponse(packager.livePlaylist())
+        answer.headers.append(("ETag", EntityTag.forBody(answer.body)))
+        liveAnswer = answer
+        return answer
     }
 
     static func playlistResponse(_ text: String) -> HTTPResponse {
@@ -179,6 +246,9 @@ final class VideoChannel: @unchecked Sendable {
 
     var thumbnailJPEG: [UInt8]? { lock.withLock { thumbnail } }
 
+    /// Durations (90 kHz) of the complete segments held, oldest first.
+    var completeSegmentDurations: [Int64] { lock.withLock { packager.window.completeSegments.map(\.durationTicks) } }
+
     struct Summary {
         var live: Bool
         var segments: Int
@@ -199,12 +269,14 @@ final class VideoChannel: @unchecked Sendable {
     }
 
     var summary: Summary {
-        lock.withLock {
+        let healthStatistics = health?.statistics ?? []
+        return lock.withLock {
             Summary(live: removedAtNanoseconds == nil && !packager.window.completeSegments.isEmpty,
                     segments: packager.window.completeSegments.count, bytesHeld: packager.window.bytes,
                     lastPacketNanoseconds: lastPacketNanoseconds, hasThumbnail: thumbnail != nil,
                     bitsPerSecond: bitRateLocked(),
-                    statistics: packager.statistics + [("hls_blocked_requests", Int64(blocked.count))])
+                    statistics: packager.statistics + [("hls_blocked_requests", Int64(blocked.count))] + publishLatency.statistics
+                        + healthStatistics)
         }
     }
 }

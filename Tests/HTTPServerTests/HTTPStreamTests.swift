@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+@testable import HTTPServer
+
+/// Streaming responses (HTTPStream): chunks arrive as they are sent, the connection is
+/// suspended in between (no thread, no busy loop), a client that stops reading costs a bounded
+/// queue (oldest dropped, counted), a client that leaves is noticed, `finish` ends the body.
+@Suite(.serialized) struct HTTPStreamTests {
+    /// The streams the handler opened, for the test to write to.
+    final class Opened: @unchecked Sendable {
+        let lock = NSLock()
+        var streams: [HTTPStream] = []
+        func add(_ s: HTTPStream) { lock.lock(); streams.append(s); lock.unlock() }
+        var last: HTTPStream? { lock.lock(); defer { lock.unlock() }; return streams.last }
+        var count: Int { lock.lock(); defer { lock.unlock() }; return streams.count }
+    }
+
+    static func start(_ opened: Opened, limits: HTTPStream.Limits = HTTPStream.Limits()) throws -> HTTPServer {
+        try HTTPServer(HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { request in
+            guard request.path == "/events" else { return .text(200, "plain") }
+            let stream = HTTPStream(limits: limits)
+            opened.add(stream)
+            return .stream(stream, headers: [("Content-Type", "text/event-stream")])
+        }
+    }
+
+    static func open(_ server: HTTPServer, _ opened: Opened) throws -> (RawSocket, HTTPStream) {
+        let before = opened.count
+        let socket = try RawSocket(port: server.port, timeout: 5)
+        socket.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+        try waitUntil { opened.count > before }
+        return (socket, try #require(opened.last))
+    }
+
+    @Test func chunksArriveAsSentAndFinishEndsTheBody() throws {
+        let opened = Opened()
+        let server = try Self.start(opened)
+        defer { server.stop() }
+        let (socket, stream) = try Self.open(server, opened)
+        #expect(stream.send(Array("data: one\n\n".utf8)))
+        let head = String(decoding: socket.read(until: "data: one"), as: UTF8.self)
+        #expect(head.hasPrefix("HTTP/1.1 200"))
+        #expect(head.lowercased().contains("transfer-encoding: chunked"))
+        #expect(head.lowercased().contains("content-type: text/event-stream"))
+        // Nothing to send for a while: the listener is free for others meanwhile.
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(HTTPLimitsTests.get(server, "/plain") == 200)
+        let sentAt = Date()
+        stream.send(Array("data: two\n\n".utf8))
+        _ = socket.read(until: "data: two")
+        #expect(Date().timeIntervalSince(sentAt) < 0.2)
+        #expect(server.statistics.streams == 1)
+        stream.finish()
+        let (rest, closed) = socket.readAll()
+        #expect(String(decoding: rest, as: UTF8.self).hasSuffix("0\r\n\r\n") || closed)
+        try waitUntil { !stream.isOpen }
+        #expect(!stream.send(Array("late".utf8)))
+        #expect(server.statistics.streams == 0)
+    }
+
+    @Test func aClientThatStopsReadingCostsABoundedQueue() throws {
+        let opened = Opened()
+        var limits = HTTPStream.Limits()
+        limits.maxQueuedBytes = 64 * 1024
+        limits.maxQueuedChunks = 64
+        let server = try Self.start(opened, limits: limits)
+        defer { server.stop() }
+        let (socket, stream) = try Self.open(server, opened)
+        var small = Int32(4096)
+        setsockopt(socket.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        let before = residentBytes()
+        let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 1024)
+        for _ in 0..<20_000 { #expect(stream.send(chunk)) }
+        let grown = residentBytes() - before
+        print("slow stream reader: 20 MB sent, \(stream.droppedChunks) chunks dropped, RSS +\(grown / 1024) KiB")
+        // At most 64 KiB queued plus what the kernel's socket buffers took.
+        #expect(stream.droppedChunks > 15_000)
+        #expect(grown < 8 * 1024 * 1024)
+        #expect(server.statistics.streamChunksDropped == stream.droppedChunks)
+        #expect(HTTPLimitsTests.get(server, "/plain") == 200)
+    }
+
+    @Test func aClientThatLeavesIsNoticedAndItsStreamCloses() throws {
+        let opened = Opened()
+        var limits = HTTPStream.Limits()
+        limits.heartbeat = Array(": keepalive\n\n".utf8)
+        limits.heartbeatSeconds = 1
+        let server = try Self.start(opened, limits: limits)
+        defer { server.stop() }
+        let closedFlag = Opened()
+        var (socket, stream) = try Self.open(server, opened)
+        stream.onClose { closedFlag.add(HTTPStream()) }
+        // Idle: the heartbeat arrives about once a second.
+        let started = Date()
+        _ = socket.read(until: ": keepalive")
+        #expect(Date().timeIntervalSince(started) < 2.5)
+        // The client leaves while its connection is suspended: the next heartbeat finds out.
+        socket = try RawSocket(port: server.port)
+        try waitUntil(timeout: 5) { !stream.isOpen }
+        #expect(closedFlag.count == 1)
+        #expect(server.statistics.streams == 0)
+        _ = socket
+    }
+
+    @Test func stoppingTheServerEndsOpenStreams() throws {
+        let opened = Opened()
+        let server = try Self.start(opened)
+        let (socket, stream) = try Self.open(server, opened)
+        stream.send(Array("data: x\n\n".utf8))
+        _ = socket.read(until: "data: x")
+        let started = Date()
+        server.stop()
+        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(!stream.isOpen)
+        #expect(socket.readAll().closed)
+    }
+}

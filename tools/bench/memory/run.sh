@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Memory of the gateway serving N live channels of ~5 Mbit/s with a full rewind window:
+# `grandstand run` (release build) captures `grandstand send --loop` on loopback inside a private
+# network namespace; after the window has filled, VmRSS of the daemon is sampled next to the
+# bytes its windows hold (sum of hls_bytes_held from /api/v1/stats). Target (issue 6):
+# RSS <= 64 MB + 1.1 x buffered bytes. Needs root (ip netns), ffmpeg + libx264 for the sample.
+#   tools/bench/memory/run.sh [CHANNELS=4] [HEALTH=true|false]
+# Env: GRANDSTAND_BIN (default .build/release/grandstand), SETTLE (seconds before sampling,
+# default 45), SAMPLES (default 6, 5 s apart), WINDOW (rewindWindowSeconds, default 30).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../../.." && pwd)
+channels=${1:-4}
+health=${2:-true}
+cache=${GRANDSTAND_CACHE:-$here/.cache}/bench-memory
+bin=${GRANDSTAND_BIN:-$here/.build/release/grandstand}
+settle=${SETTLE:-45}
+samples=${SAMPLES:-6}
+window=${WINDOW:-30}
+mkdir -p "$cache"
+[ -x "$bin" ] || { echo "no $bin: swift build -c release --product grandstand" >&2; exit 1; }
+
+sample=$cache/sample-5M.ts
+if [ ! -s "$sample" ]; then
+    SAMPLE_SIZE=1280x720 SAMPLE_VIDEO_KBPS=4700 SAMPLE_MUX_KBPS=5000 SAMPLE_SECONDS=20 \
+        "$here/tools/samples/make-sample.sh" "$sample" >/dev/null
+fi
+
+ns=gs-mem-$$
+work=$(mktemp -d "$cache/run-XXXXXX")
+cleanup() {
+    [ -n "${send_pid:-}" ] && kill "$send_pid" 2>/dev/null || true
+    [ -n "${run_pid:-}" ] && kill "$run_pid" 2>/dev/null || true
+    wait 2>/dev/null || true
+    ip netns del "$ns" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+ip netns add "$ns"
+ip -n "$ns" link set lo up
+
+cat >"$work/config.json" <<EOF
+{"license":{"venueName":"Demo Stadium","contentOwner":"Grandstand","appDeveloper":"Grandstand"},
+ "network":{"interface":"lo","wifiInterface":null},
+ "listeners":{"fan":"127.0.0.1:18080","management":"127.0.0.1:18081"},
+ "management":{"token":"bench"},
+ "discovery":{"sapGroups":["239.255.255.255"]},
+ "hls":{"rewindWindowSeconds":$window,"videoHealth":$health}}
+EOF
+ip netns exec "$ns" "$bin" run --config "$work/config.json" >"$work/run.log" 2>&1 &
+run_pid=$!
+sleep 1
+send_args=(send --interface lo --loop --sap-interval 1)
+for i in $(seq 1 "$channels"); do send_args+=(--video "Ch$i=$sample@239.255.20.$i:$((5000 + 10 * i))"); done
+ip netns exec "$ns" "$bin" "${send_args[@]}" >"$work/send.log" 2>&1 &
+send_pid=$!
+
+stats() { ip netns exec "$ns" curl -s -H "Authorization: Bearer bench" http://127.0.0.1:18081/api/v1/stats; }
+echo "channels=$channels health=$health window=${window}s sample=$(stat -c %s "$sample") bytes/20 s; settling ${settle}s"
+sleep "$settle"
+python3 - "$run_pid" "$samples" "$ns" <<'PY'
+import json, subprocess, sys, time
+pid, samples, ns = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def status(key):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith(key + ":"): return int(line.split()[1]) * 1024
+    return 0
+def rss(): return status("VmRSS")
+def stats():
+    out = subprocess.run(["ip", "netns", "exec", ns, "curl", "-s", "-H", "Authorization: Bearer bench",
+                          "http://127.0.0.1:18081/api/v1/stats"], capture_output=True, text=True).stdout
+    return json.loads(out)
+rows = []
+for i in range(samples):
+    s = stats()
+    ch = {k: v for k, v in s.get("channels", {}).items() if "hls_bytes_held" in v}
+    held = sum(v["hls_bytes_held"] for v in ch.values())
+    r = rss()
+    budget = 64e6 + 1.1 * held
+    dropped = sum(v.get("num_dropped_video_frames", 0) for v in ch.values())
+    skipped = sum(v.get("video_frames_skipped", 0) for v in ch.values())
+    decoded = sum(v.get("video_frames_decoded", 0) for v in ch.values())
+    rows.append((r, held, budget))
+    print(f"sample {i}: channels {len(ch)} RSS {r/1e6:.1f} MB, held {held/1e6:.1f} MB, budget {budget/1e6:.1f} MB, "
+          f"RSS - 1.1 x held = {(r - 1.1*held)/1e6:.1f} MB (anon {status('RssAnon')/1e6:.1f}, "
+          f"file {status('RssFile')/1e6:.1f}, shmem {status('RssShmem')/1e6:.1f}); decoded {decoded}, dropped {dropped} (skipped {skipped})", flush=True)
+    if i + 1 < samples: time.sleep(5)
+worst = max(r - 1.1 * h for r, h, _ in rows)
+print(f"max RSS {max(r for r,_,_ in rows)/1e6:.1f} MB; max RSS - 1.1 x held {worst/1e6:.1f} MB (target <= 64 MB): "
+      + ("PASS" if worst <= 64e6 else "OVER"))
+PY
