@@ -16,6 +16,17 @@ func waitFor(_ what: String, timeout: Double = 60, _ condition: () throws -> Boo
     throw WaitTimeout(what: what, seconds: timeout)
 }
 
+/// Waits until the file at `path` has not grown for `quietSeconds`: a capture writer (tcpdump
+/// -U) starved of CPU may still hold packets in its ring, and SIGKILL would lose them.
+func waitForQuietFile(_ path: String, quietSeconds: Double = 1) throws {
+    var size = -1, since = Date()
+    try waitFor("\(path) to stop growing") {
+        let now = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? -1
+        if now != size { size = now; since = Date() }
+        return Date().timeIntervalSince(since) >= quietSeconds
+    }
+}
+
 struct WaitTimeout: Error, CustomStringConvertible {
     let what: String
     let seconds: Double

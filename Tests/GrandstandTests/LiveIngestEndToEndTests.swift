@@ -84,6 +84,7 @@ import Testing
         let live = ingest.snapshot
         ingest.stop()
         Thread.sleep(forTimeInterval: 0.5)
+        try waitForQuietFile(recording)
         tcpdump.kill()
 
         // Counters against the sender's own summary: "bowl-cam: video …: N packets sent (…), D dropped".

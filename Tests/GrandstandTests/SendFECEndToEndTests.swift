@@ -88,6 +88,7 @@ import Testing
         try waitFor("the SAP deletions") { ingest.snapshot.channels.isEmpty }
         let live = ingest.snapshot
         ingest.stop()
+        try waitForQuietFile(recording)
         tcpdump.kill()
 
         // Live: 10 windows / matrices per channel, each rebuilt its 2 lost packets; nothing left over.
