@@ -131,7 +131,7 @@ import TestSupport
         #expect(try DeviceIdentity.load(stateDirectory: root + "/s") == first)
         #expect(first.description.count == 36 && Array(first.description)[14] == "4")
         _ = FileManager.default.createFile(atPath: root + "/file", contents: Data())
-        let error = thrownError(ReportStoreError.self) { try DeviceIdentity.load(stateDirectory: root + "/file/s") }
+        let error = thrownError(StateFileError.self) { try DeviceIdentity.load(stateDirectory: root + "/file/s") }
         #expect(error?.description == "create folder \(root)/file/s: Not a directory (errno 20)")
     }
 

@@ -3,14 +3,6 @@ import GrandstandCore
 import Glibc
 #endif
 
-/// A failed state-file operation of the reporter: what, where, errno.
-struct ReportStoreError: Error, CustomStringConvertible, Equatable {
-    let operation: String
-    let path: String
-    let errno: Int32
-    var description: String { "\(operation) \(path): \(String(cString: strerror(errno))) (errno \(errno))" }
-}
-
 /// The reports waiting for the Reporter: one file per report in one folder, named by
 /// `UploadQueuePolicy` (sequence order = send order), written atomically (temporary file,
 /// fsync, rename, fsync of the folder), so a crash or power cut loses none and tears none.
@@ -24,17 +16,17 @@ final class ReportQueue {
 
     /// Opens (creating if needed) the folder and lists what an earlier run left; stray
     /// temporary files of an interrupted write are removed.
-    init(directory: String, limit: Int) throws(ReportStoreError) {
+    init(directory: String, limit: Int) throws(StateFileError) {
         self.directory = directory
         self.limit = max(1, limit)
         try Self.makeDirectories(directory)
         var found: [UInt64] = []
-        guard let dir = opendir(directory) else { throw ReportStoreError(operation: "open folder", path: directory, errno: errno) }
+        guard let dir = opendir(directory) else { throw StateFileError(operation: "open folder", path: directory, errno: errno) }
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             if let sequence = UploadQueuePolicy.sequence(ofFileName: name) {
                 found.append(sequence)
-            } else if name.hasPrefix(".") && name.hasSuffix(".tmp") {
+            } else if name.hasPrefix(".") && name.contains(".tmp") {   // AtomicFile's leftovers
                 unlink(directory + "/" + name)
             }
         }
@@ -45,14 +37,14 @@ final class ReportQueue {
     var count: Int { sequences.count }
 
     /// Stores `report` after the newest; drops the oldest first when the queue is full.
-    func enqueue(_ report: [UInt8]) throws(ReportStoreError) {
+    func enqueue(_ report: [UInt8]) throws(StateFileError) {
         for old in UploadQueuePolicy.toDrop(queued: sequences, limit: limit) {
             unlink(path(old))
             sequences.removeAll { $0 == old }
             dropped += 1
         }
         let next = (sequences.last ?? 0) + 1
-        try Self.writeAtomically(report, to: path(next), directory: directory)
+        try AtomicFile.write(report, to: path(next), mode: 0o600)
         sequences.append(next)
     }
 
@@ -73,56 +65,18 @@ final class ReportQueue {
 
     func path(_ sequence: UInt64) -> String { directory + "/" + UploadQueuePolicy.fileName(sequence) }
 
+    /// A queued report's bytes; nil when it vanished or cannot be read (it is skipped).
     static func read(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = Glibc.read(fd, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 { return nil }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[..<count])
-        }
-    }
-
-    /// tmp + fsync + rename + fsync(folder): the file appears whole or not at all.
-    static func writeAtomically(_ bytes: [UInt8], to path: String, directory: String, mode: mode_t = 0o600) throws(ReportStoreError) {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        let temporary = directory + "/." + name + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw ReportStoreError(operation: "create", path: temporary, errno: errno) }
-        var failure: ReportStoreError?
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { failure = ReportStoreError(operation: "write", path: temporary, errno: errno); break }
-            written += count
-        }
-        if failure == nil, fsync(fd) != 0 { failure = ReportStoreError(operation: "fsync", path: temporary, errno: errno) }
-        close(fd)
-        if failure == nil, rename(temporary, path) != 0 { failure = ReportStoreError(operation: "rename to", path: path, errno: errno) }
-        if let failure {
-            unlink(temporary)
-            throw failure
-        }
-        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
-        }
+        (try? AtomicFile.read(path, limit: 16 << 20)) ?? nil
     }
 
     /// mkdir -p (mode 0700 for new folders).
-    static func makeDirectories(_ path: String) throws(ReportStoreError) {
+    static func makeDirectories(_ path: String) throws(StateFileError) {
         var prefix = ""
         for part in path.split(separator: "/") {
             prefix += "/" + part
             if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw ReportStoreError(operation: "create folder", path: prefix, errno: errno)
+                throw StateFileError(operation: "create folder", path: prefix, errno: errno)
             }
         }
     }
@@ -132,14 +86,14 @@ final class ReportQueue {
 enum DeviceIdentity {
     static let fileName = "device-uuid"
 
-    static func load(stateDirectory: String) throws(ReportStoreError) -> ReportUUID {
+    static func load(stateDirectory: String) throws(StateFileError) -> ReportUUID {
         let path = (stateDirectory.hasSuffix("/") ? stateDirectory : stateDirectory + "/") + fileName
         if let bytes = ReportQueue.read(path), let uuid = ReportUUID(String(decoding: bytes, as: UTF8.self)) {
             return uuid
         }
         try ReportQueue.makeDirectories(stateDirectory)
         let uuid = randomUUID()
-        try ReportQueue.writeAtomically(Array((uuid.description + "\n").utf8), to: path, directory: stateDirectory, mode: 0o644)
+        try AtomicFile.write(Array((uuid.description + "\n").utf8), to: path, mode: 0o644)
         return uuid
     }
 }

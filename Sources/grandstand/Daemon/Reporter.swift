@@ -51,7 +51,7 @@ final class Reporter: @unchecked Sendable {
     private var wake: (read: Int32, write: Int32) = (-1, -1)
     private var worker: Worker?
 
-    /// Loads (or creates) the device UUID and opens the queue; throws a `ReportStoreError`.
+    /// Loads (or creates) the device UUID and opens the queue; throws a `StateFileError`.
     init(settings: Settings, stateDirectory: String, sources: Sources) throws {
         self.settings = settings
         self.sources = sources
@@ -60,7 +60,7 @@ final class Reporter: @unchecked Sendable {
         retry = UploadRetry(backoff: settings.backoff)
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
-            throw ReportStoreError(operation: "create wake-up pipe for", path: "reporter", errno: errno)
+            throw StateFileError(operation: "create wake-up pipe for", path: "reporter", errno: errno)
         }
         for fd in fds {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
