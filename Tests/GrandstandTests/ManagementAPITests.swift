@@ -125,6 +125,51 @@ struct ManagementAPITests {
         #expect(bad.text.contains("since: \"whenever\" is not a time") && bad.text.contains("limit: \"0\""))
     }
 
+    @Test func logsFollowStreamsNewEntriesAsServerSentEvents() throws {
+        try #require(FileManager.default.fileExists(atPath: "/run/systemd/journal/socket"), "no journald; run `make test`")
+        let running = try Running()
+        let channel = "follow-\(UUID().uuidString.prefix(8))"
+        running.daemon.events.record(GatewayEvent(.channelAdded, "before \(channel)", fields: [("CHANNEL", channel)]))
+        let received = ReceivedEvents()
+        let token = Self.token
+        let client = running.client
+        let thread = Thread {
+            var parser = ServerSentEventParser()
+            let response = try? client.stream("/api/v1/logs?follow=1&since=-1m&channel=\(channel)",
+                                              headers: [("Authorization", "Bearer \(token)")]) { bytes in
+                received.append(parser.feed(bytes))
+                return received.count < 2
+            }
+            received.finish(status: response?.status)
+        }
+        thread.start()
+        try waitFor("the entry written before following") { received.count >= 1 }
+        running.daemon.events.record(GatewayEvent(.channelRemoved, "after \(channel)", fields: [("CHANNEL", channel)]))
+        try waitFor("the entry written while following") { received.count >= 2 }
+        let events = received.events
+        let records = events.compactMap { event in (try? JSONParser.parse(Array(event.data.utf8))).flatMap { LogRecord(json: $0) } }
+        #expect(records.map { $0.fields["MESSAGE"] } == ["before \(channel)", "after \(channel)"])
+        #expect(events.allSatisfy { $0.id?.hasPrefix("s=") == true })
+        #expect(events.map(\.id) == records.map(\.cursor))
+        try waitFor("the client to hang up") { received.status == 200 }
+
+        // Resuming after the first entry's cursor sends only the second.
+        let resumed = ReceivedEvents()
+        let first = try #require(events.first?.id)
+        let again = Thread {
+            var parser = ServerSentEventParser()
+            let response = try? client.stream("/api/v1/logs?follow=1&channel=\(channel)",
+                                              headers: [("Authorization", "Bearer \(token)"), ("Last-Event-ID", first)]) { bytes in
+                resumed.append(parser.feed(bytes))
+                return resumed.count < 1
+            }
+            resumed.finish(status: response?.status)
+        }
+        again.start()
+        try waitFor("the resumed entry") { resumed.count >= 1 }
+        #expect(resumed.events.first?.data.contains("after \(channel)") == true)
+    }
+
     @Test func configIsShownRedactedAndReplacedWithValidation() throws {
         let running = try Running()
         let shown = try running.call("GET", "/api/v1/config")
@@ -212,4 +257,17 @@ struct ManagementAPITests {
             return status["ingest"]?["channels"] == .number(1)
         }
     }
+}
+
+/// What a following client received, shared between its thread and the test.
+final class ReceivedEvents: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [ServerSentEvent] = []
+    private var finalStatus: Int?
+
+    func append(_ new: [ServerSentEvent]) { lock.lock(); list += new; lock.unlock() }
+    func finish(status: Int?) { lock.lock(); finalStatus = status; lock.unlock() }
+    var count: Int { lock.lock(); defer { lock.unlock() }; return list.count }
+    var events: [ServerSentEvent] { lock.lock(); defer { lock.unlock() }; return list }
+    var status: Int? { lock.lock(); defer { lock.unlock() }; return finalStatus }
 }

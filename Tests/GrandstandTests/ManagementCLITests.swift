@@ -124,9 +124,13 @@ struct ManagementCLITests {
             #expect(logs.status == 0)
             let line = logs.output.split(separator: "\n").last { $0.contains("management on 0.0.0.0:\(managementPort)") }
             #expect(line?.contains(" notice ready: Grandstand ") == true, "\(String(describing: line))")
-            // Following needs the listener's streaming responses (not in this build): a clear 501.
-            let follow = try Self.run(["logs", "--config", configPath, "--follow"])
-            #expect(follow.status == 1 && follow.output.contains("answered HTTP 501: follow is not available yet"), "\(follow.output)")
+            // Following: the ready entry arrives as a Server-Sent Event and the client keeps waiting.
+            let follow = try Child(Self.command(["logs", "--config", configPath, "--follow", "--message-id",
+                                            GatewayEvent.Kind.ready.messageID, "--since", "-10m"]))
+            Thread.sleep(forTimeInterval: 3)
+            follow.kill()
+            let followed = follow.finish()
+            #expect(followed.contains("management on 0.0.0.0:\(managementPort)"), "\(followed)")
             let bad = try Self.run(["logs", "--config", configPath, "--priority", "loud"])
             #expect(bad.status == 1 && bad.output.contains("HTTP 400: priority: \"loud\" is not a level"), "\(bad.output)")
         }

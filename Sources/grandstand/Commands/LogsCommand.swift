@@ -1,5 +1,8 @@
 import ArgumentParser
 import GrandstandCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `grandstand logs`: the daemon's journal entries through the management API
 /// (`GET /api/v1/logs`), one line each, or the JSON lines with `--json`.
@@ -71,6 +74,7 @@ struct LogsCommand: ParsableCommand {
                 guard let value = try? JSONParser.parse(Array(event.data.utf8)), let record = LogRecord(json: value) else { continue }
                 print(management.json ? event.data : record.line)
             }
+            fflush(nil)   // each entry as it comes, also into a pipe
             return true
         }
         if let problem { throw problem }

@@ -30,6 +30,7 @@ final class Daemon {
     private(set) var leds: StatusLEDs?
     private(set) var health: HealthLoop?
     private(set) var reporter: Reporter?
+    let followers = LogFollowers()
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
          ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil, configPath: String? = nil) {
@@ -102,6 +103,7 @@ final class Daemon {
         let healthRoutes = HealthRoutes(health: health, board: board, held: held, unavailable: unavailable,
                                         injectFault: Self.faultInjection(live: live, events: events))
         var managementRoutes = ManagementRoutes(runtime: runtime, status: report, gateway: gateway, ingest: snapshot)
+        managementRoutes.followers = followers
         managementRoutes.extra = { healthRoutes.handle($0) }
         box.install(fan: FanRoutes(status: report, gateway: gateway), management: managementRoutes)
         runtime.statusLine { report.summary }
@@ -190,6 +192,7 @@ final class Daemon {
         ingestSlot.take()?.stop()
         gateway.stop()
         stopHealth()
+        followers.stopAll()   // streams end before the listener that carries them
         fanServer?.stop()
         managementServer?.stop()
         fanServer = nil

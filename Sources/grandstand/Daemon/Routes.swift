@@ -27,6 +27,8 @@ struct ManagementRoutes: Sendable {
     let gateway: Gateway
     /// The live ingest's picture (channels, stats), nil when the daemon runs without capture.
     let ingest: (@Sendable () -> IngestSnapshot)?
+    /// `/api/v1/logs?follow=1` streams (one thread each, bounded); stopped with the daemon.
+    var followers = LogFollowers()
     /// Routes other files add (HealthRoutes: LEDs, debug faults); nil answer = not theirs.
     var extra: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil
 
@@ -111,7 +113,7 @@ struct ManagementRoutes: Sendable {
         case .failure(let error): return .text(400, error.description)
         case .success(let parsed): query = parsed
         }
-        if query.follow { return .text(501, "follow is not available yet: poll with since= instead") }
+        if query.follow { return followers.start(query, lastEventID: request.header("Last-Event-ID")) }
         do {
             let lines = try LogSearch.run(query).map { $0.json.encoded + "\n" }.joined()
             return HTTPResponse(status: 200, contentType: "application/x-ndjson", body: lines)
