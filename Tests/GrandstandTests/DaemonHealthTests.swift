@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import GrandstandCore
+import HTTPClient
 @testable import grandstand
 
 /// The daemon's service state, LED routes, `grandstand leds` client and the watchdog's fault
@@ -22,7 +23,10 @@ import GrandstandCore
 
     static func call(_ daemon: Daemon, _ method: String, _ path: String, token: String = "secret") throws -> (status: Int, body: String) {
         let address = try #require(daemon.status?.management)
-        return try ManagementCall.request(method: method, path: path, address: address, token: token)
+        let host = address.host == "0.0.0.0" ? "127.0.0.1" : address.host
+        let response = try HTTPClient(HTTPEndpoint(host: host, port: address.port))
+            .request(method, path, headers: [("Authorization", "Bearer \(token)")], body: [])
+        return (response.status, response.text)
     }
 
     /// The status document once the first evaluation as `running` happened (bitmap ≠ not-running).
@@ -79,16 +83,18 @@ import GrandstandCore
         let daemon = try Self.start()
         let address = try #require(daemon.status?.management)
         _ = try Self.runningStatus(daemon)
-        var connection = try LedsCommand.Connection.parse(["--url", address.description, "--token", "secret"])
-        let text = LedsCommand.describe(try JSONParser.parse(Array(try connection.call("GET", "/api/v1/leds").utf8)))
+        let url = "http://\(address.host == "0.0.0.0" ? "127.0.0.1" : address.host):\(address.port)"
+        var management = try ManagementOptions.parse(["--url", url, "--token", "secret"])
+        let document = try #require(try management.document("/api/v1/leds"))
+        let text = LedsCommand.describe(document)
         #expect(text.contains("service down (wifi-down, no-channels), pattern blink-code-2"))
         #expect(text.contains("service   gpiochip97 line 0: not held"))
-        connection.token = "wrong"
-        let unauthorized = thrownError(ManagementCall.Failure.self) { try connection.call("POST", "/api/v1/leds/test") }
-        #expect(unauthorized?.message.hasPrefix("POST /api/v1/leds/test: HTTP 401") == true)
+        management.token = "wrong"
+        let unauthorized = thrownError(ManagementClientError.self) { _ = try management.call("/api/v1/leds/test", method: "POST") }
+        #expect(unauthorized?.exitCode == 77 && unauthorized?.description.contains("HTTP 401") == true)
         daemon.stop()
-        let refused = thrownError(ManagementCall.Failure.self) { try connection.call("GET", "/api/v1/leds") }
-        #expect(refused?.message == "cannot reach the management listener at \(address): connection refused (is grandstand running?)")
+        let refused = thrownError(ManagementClientError.self) { _ = try management.call("/api/v1/leds") }
+        #expect(refused?.exitCode == 69 && refused?.description.contains("the daemon is not running at") == true)
     }
 
     @Test func hangPipelineFaultStopsTheLivenessProof() throws {

@@ -12,65 +12,38 @@ struct LedsCommand: ParsableCommand {
         commandName: "leds", abstract: "Show, lamp-test or locate the status LEDs of a running daemon.",
         subcommands: [Status.self, Test.self, Locate.self], defaultSubcommand: Status.self)
 
-    /// Where the daemon's management listener is and its token.
-    struct Connection: ParsableArguments {
-        @Option(help: "Configuration file to read the management address and token from.")
-        var config: String = "/etc/grandstand/config.json"
-        @Option(help: "Management address host:port (overrides the config).")
-        var url: String?
-        @Option(help: "Management token (overrides the config).")
-        var token: String?
-
-        func call(_ method: String, _ path: String) throws -> String {
-            var address = url.flatMap(ListenAddress.init(parsing:))
-            var bearer = token
-            if address == nil || bearer == nil {
-                guard let bytes = FileManager.default.contents(atPath: config) else {
-                    throw ValidationError("cannot read \(config) (give --url and --token instead)")
-                }
-                let parsed = try GatewayConfig.decode(Array(bytes))
-                address = address ?? parsed.listeners.management
-                // No token in the config: the one the daemon generated in its state directory.
-                bearer = bearer ?? parsed.managementToken
-                    ?? (try? TokenStore.read(TokenStore.path(stateDirectory: parsed.stateDirectory))) ?? nil
-            }
-            guard let address, let bearer else { throw ValidationError("no management address or token") }
-            let response = try ManagementCall.request(method: method, path: path, address: address, token: bearer)
-            guard response.status == 200 else {
-                throw ManagementCall.Failure(message: "\(method) \(path): HTTP \(response.status): \(response.body)")
-            }
-            return response.body
-        }
-    }
-
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The LEDs, their levels, the pattern and the service state.")
-        @OptionGroup var connection: Connection
-        @Flag(help: "Print the raw JSON.") var json = false
+        @OptionGroup var management: ManagementOptions
 
         func run() throws {
-            let body = try connection.call("GET", "/api/v1/leds")
-            if json { print(body, terminator: body.hasSuffix("\n") ? "" : "\n"); return }
-            print(LedsCommand.describe(try JSONParser.parse(Array(body.utf8))))
+            try ManagementClientError.run {
+                guard let document = try management.document("/api/v1/leds") else { return }   // --json printed it
+                print(LedsCommand.describe(document))
+            }
         }
     }
 
     struct Test: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Light every LED for one second (lamp test).")
-        @OptionGroup var connection: Connection
+        @OptionGroup var management: ManagementOptions
         func run() throws {
-            _ = try connection.call("POST", "/api/v1/leds/test")
-            print("lamp test: all LEDs on for 1 s")
+            try ManagementClientError.run {
+                _ = try management.call("/api/v1/leds/test", method: "POST")
+                print("lamp test: all LEDs on for 1 s")
+            }
         }
     }
 
     struct Locate: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Blink every LED fast so the box can be found (0 stops).")
-        @OptionGroup var connection: Connection
+        @OptionGroup var management: ManagementOptions
         @Argument(help: "Seconds to blink (0...3600).") var seconds: Int = 30
         func run() throws {
-            _ = try connection.call("POST", "/api/v1/leds/locate?seconds=\(seconds)")
-            print(seconds == 0 ? "locate stopped" : "locating for \(seconds) s")
+            try ManagementClientError.run {
+                _ = try management.call("/api/v1/leds/locate?seconds=\(seconds)", method: "POST")
+                print(seconds == 0 ? "locate stopped" : "locating for \(seconds) s")
+            }
         }
     }
 
