@@ -85,7 +85,8 @@ import HTTPClient
         _ = try Self.runningStatus(daemon)
         let url = "http://\(address.host == "0.0.0.0" ? "127.0.0.1" : address.host):\(address.port)"
         var management = try ManagementOptions.parse(["--url", url, "--token", "secret"])
-        let document = try #require(try management.document("/api/v1/leds"))
+        let answer = try management.document("/api/v1/leds")
+        let document = try #require(answer)
         let text = LedsCommand.describe(document)
         #expect(text.contains("service down (wifi-down, no-channels), pattern blink-code-2"))
         #expect(text.contains("service   gpiochip97 line 0: not held"))
