@@ -2,8 +2,8 @@
 import Glibc
 #endif
 
-/// A small blocking HTTP/1.1 client for the management CLI (`grandstand status|channels|stats|logs`):
-/// one request per connection (`Connection: close`), an overall timeout, and errors that say
+/// A small blocking HTTP/1.1 client for the management CLI (`grandstand status|channels|stats|logs`)
+/// and the Reporter's POSTs: one request per connection (`Connection: close`), an overall timeout, and errors that say
 /// whether nobody listens, the peer timed out, or the answer was not HTTP.
 public struct HTTPClient: Sendable {
     public var endpoint: HTTPEndpoint

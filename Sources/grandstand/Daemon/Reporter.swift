@@ -140,7 +140,10 @@ final class Reporter: @unchecked Sendable {
         var status: Int?
         var failure: String?
         do {
-            status = try HTTPPost.send(bytes, to: settings.target, timeoutMilliseconds: settings.timeoutMilliseconds).status
+            let client = HTTPClient(HTTPEndpoint(host: settings.target.host, port: settings.target.port),
+                                    timeoutSeconds: Double(max(1, settings.timeoutMilliseconds)) / 1000)
+            status = try client.request("POST", settings.target.target, headers: [("Content-Type", "application/json")],
+                                        body: bytes).status
         } catch {
             failure = "POST \(settings.target): \(error)"
         }
