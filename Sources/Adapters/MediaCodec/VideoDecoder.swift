@@ -51,16 +51,8 @@ public final class VideoDecoder {
     public func decode(_ data: [UInt8]) throws -> [VideoFrame] {
         guard let context, let packet else { return [] }
         guard !data.isEmpty else { return [] }
-        guard data.count <= Int(Int32.max) - Int(gs_av_input_buffer_padding_size()) else {
-            throw MediaCodecError(operation: "av_new_packet", code: AVErrorCode.einval, detail: "\(data.count) bytes")
-        }
-        // av_new_packet zeroes the padding the bitstream readers may over-read.
-        let allocated = av_new_packet(packet, Int32(data.count))
-        guard allocated >= 0, let payload = packet.pointee.data else {
-            throw MediaCodecError(operation: "av_new_packet", code: allocated < 0 ? allocated : AVErrorCode.enomem)
-        }
+        try Self.load(data, into: packet)
         defer { av_packet_unref(packet) }
-        data.withUnsafeBufferPointer { payload.update(from: $0.baseAddress!, count: data.count) }
         var frames: [VideoFrame] = []
         while true {
             let sent = avcodec_send_packet(context, packet)
@@ -82,6 +74,21 @@ public final class VideoDecoder {
         return frames + (try receiveAll())
     }
 
+    /// Copies `data` into `packet` (av_new_packet zeroes the padding the bitstream readers may
+    /// over-read); the caller unrefs the packet.
+    private static func load(_ data: [UInt8], into packet: UnsafeMutablePointer<AVPacket>) throws {
+        guard data.count <= Int(Int32.max) - Int(gs_av_input_buffer_padding_size()) else {
+            throw MediaCodecError(operation: "av_new_packet", code: AVErrorCode.einval, detail: "\(data.count) bytes")
+        }
+        let allocated = av_new_packet(packet, Int32(data.count))
+        guard allocated >= 0, let payload = packet.pointee.data else {
+            throw MediaCodecError(operation: "av_new_packet", code: allocated < 0 ? allocated : AVErrorCode.enomem)
+        }
+        data.withUnsafeBufferPointer { buffer in
+            if let base = buffer.baseAddress { payload.update(from: base, count: buffer.count) }
+        }
+    }
+
     /// What one `check` call saw: pictures returned (by the `serial` given with their access
     /// unit) and which of them libavcodec marked as damaged (error flags or corrupt).
     public struct CheckResult: Sendable, Equatable {
@@ -95,15 +102,8 @@ public final class VideoDecoder {
     /// theirs. Throws when libavcodec rejects the access unit.
     public func check(_ data: [UInt8], serial: Int64) throws -> CheckResult {
         guard let context, let packet, !data.isEmpty else { return CheckResult() }
-        guard data.count <= Int(Int32.max) - Int(gs_av_input_buffer_padding_size()) else {
-            throw MediaCodecError(operation: "av_new_packet", code: AVErrorCode.einval, detail: "\(data.count) bytes")
-        }
-        let allocated = av_new_packet(packet, Int32(data.count))
-        guard allocated >= 0, let payload = packet.pointee.data else {
-            throw MediaCodecError(operation: "av_new_packet", code: allocated < 0 ? allocated : AVErrorCode.enomem)
-        }
+        try Self.load(data, into: packet)
         defer { av_packet_unref(packet) }
-        data.withUnsafeBufferPointer { payload.update(from: $0.baseAddress!, count: data.count) }
         packet.pointee.pts = serial
         packet.pointee.dts = serial
         var result = CheckResult()
