@@ -12,18 +12,9 @@ channels=${2:-1}
 parts=${3:-250}
 bin=${GRANDSTAND_BIN:-$here/.build/release/grandstand}
 [ -x "$bin" ] || { echo "no $bin: swift build -c release --product grandstand" >&2; exit 1; }
-ns=gs-lat-$$
-work=$(mktemp -d)
-cleanup() {
-    [ -n "${send_pid:-}" ] && kill "$send_pid" 2>/dev/null || true
-    [ -n "${run_pid:-}" ] && kill "$run_pid" 2>/dev/null || true
-    wait 2>/dev/null || true
-    ip netns del "$ns" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-ip netns add "$ns"
-ip -n "$ns" link set lo up
+# shellcheck source=tools/bench/netns.sh
+source "$here/tools/bench/netns.sh"
+bench_netns gs-lat "$(mktemp -d)"
 cat >"$work/config.json" <<JSON
 {"license":{"venueName":"Demo Stadium","contentOwner":"Grandstand","appDeveloper":"Grandstand"},
  "network":{"interface":"lo","wifiInterface":null},

@@ -25,18 +25,9 @@ if [ ! -s "$sample" ]; then
         "$here/tools/samples/make-sample.sh" "$sample" >/dev/null
 fi
 
-ns=gs-mem-$$
-work=$(mktemp -d "$cache/run-XXXXXX")
-cleanup() {
-    [ -n "${send_pid:-}" ] && kill "$send_pid" 2>/dev/null || true
-    [ -n "${run_pid:-}" ] && kill "$run_pid" 2>/dev/null || true
-    wait 2>/dev/null || true
-    ip netns del "$ns" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-ip netns add "$ns"
-ip -n "$ns" link set lo up
+# shellcheck source=tools/bench/netns.sh
+source "$here/tools/bench/netns.sh"
+bench_netns gs-mem "$(mktemp -d "$cache/run-XXXXXX")"
 
 cat >"$work/config.json" <<EOF
 {"license":{"venueName":"Demo Stadium","contentOwner":"Grandstand","appDeveloper":"Grandstand"},
