@@ -51,7 +51,11 @@ import HTTPClient
         #expect(added["message"] == .string("channel bowl added"))
         #expect(added["id"] == channelEvents[0].id.map(JSONValue.string))
 
-        // Stopping is a health transition (not-running): it arrives, then the stream ends.
+        // Stopping is a health transition (to not-running, once it has run): it arrives, then the stream ends.
+        try waitFor("the first evaluation as running", timeout: 30) {
+            let status = try JSONParser.parse(Array(try DaemonHealthTests.call(daemon, "GET", "/api/v1/status").body.utf8))
+            return IngestStats.int(status["service"]?["reasonsBitmap"]).map { $0 & 8 == 0 } ?? false
+        }
         daemon.stop()
         stopped = true
         try waitFor("the stream to end", timeout: 20) { received.status == 200 }

@@ -112,9 +112,13 @@ def command_test(args, cache):
         ctx = checks.Context(vm, board)
         for name, function in selected:
             check_started = time.monotonic()
+            known = dict(ctx.facts)
             try:
                 function(ctx)
                 say(f"PASS {name} ({time.monotonic() - check_started:.1f} s)")
+                for key in ("status-text", "exposure", "wifi", "reports"):  # measurements worth a line
+                    if key in ctx.facts and ctx.facts[key] != known.get(key):
+                        say(f"  {key}: {ctx.facts[key]}")
             except checks.CheckFailed as failure:
                 failures.append(name)
                 reasons.append(f"{name}: {failure}")

@@ -601,27 +601,28 @@ def wifi_hwsim(ctx):
     network = json.loads(ctx.run(f"cat {CONFIG}").output)["network"]
     uplink, venue = network["wifiInterface"], network["wifiApInfo"][0]
     bssid = venue["bssid"].lower()
+    # Every step bounded (timeout): a hung tool must fail the check, not wedge the guest agent.
     setup = f"""set -e
-modprobe mac80211_hwsim radios=2
+timeout 120 modprobe mac80211_hwsim radios=2
 for i in $(seq 100); do [ $(ls -d /sys/class/net/wlan* 2>/dev/null | wc -l) -ge 2 ] && break; sleep 0.2; done
 ap=$(for d in /sys/class/net/wlan*; do [ "$(cat $d/address)" = "{bssid}" ] && basename $d; done)
 [ -n "$ap" ] || {{ echo "no hwsim radio has MAC {bssid}"; ip -br link; exit 1; }}
 [ "$ap" != "{uplink}" ] || {{ echo "the venue AP's radio is the uplink {uplink}"; exit 1; }}
 mkdir -p {HWSIM_DIR}
 printf 'interface=%s\ndriver=nl80211\nssid={HWSIM_SSID}\nhw_mode=g\nchannel=1\n' $ap > {HWSIM_DIR}/hostapd.conf
-hostapd -B -P {HWSIM_DIR}/hostapd.pid -f {HWSIM_DIR}/hostapd.log {HWSIM_DIR}/hostapd.conf </dev/null >/dev/null 2>&1
-for i in $(seq 100); do iw dev $ap info | grep -q 'type AP' && break; sleep 0.2; done
+timeout 60 hostapd -B -P {HWSIM_DIR}/hostapd.pid -f {HWSIM_DIR}/hostapd.log {HWSIM_DIR}/hostapd.conf </dev/null >/dev/null 2>&1
+for i in $(seq 100); do timeout 10 iw dev $ap info | grep -q 'type AP' && break; sleep 0.2; done
 ip link set {uplink} up
-iw dev {uplink} connect {HWSIM_SSID}
-for i in $(seq 100); do iw dev {uplink} link | grep -q '^Connected' && break; sleep 0.2; done
-iw dev {uplink} link
+timeout 20 iw dev {uplink} connect {HWSIM_SSID}
+for i in $(seq 100); do timeout 10 iw dev {uplink} link | grep -q '^Connected' && break; sleep 0.2; done
+timeout 10 iw dev {uplink} link
 echo AP=$ap"""
-    result = ctx.run(setup, timeout=120, expect_ok=False)
-    expect(result.ok and "Connected to" in result.output,
-           f"hwsim association failed:\n{result.output}\n{ctx.run(f'cat {HWSIM_DIR}/hostapd.log', expect_ok=False).output[-1500:]}")
-    ap = result.output.rsplit("AP=", 1)[1].strip()
-    ctx.facts["hwsim-ap"] = ap
     try:
+        result = ctx.run(setup, timeout=300, expect_ok=False)
+        expect(result.ok and "Connected to" in result.output,
+               f"hwsim association failed:\n{result.output}\n{ctx.run(f'cat {HWSIM_DIR}/hostapd.log', expect_ok=False).output[-1500:]}")
+        ap = result.output.rsplit("AP=", 1)[1].strip()
+        ctx.facts["hwsim-ap"] = ap
         deadline = time.monotonic() + 60
         while True:
             status, body = mgmt(ctx, "GET", "/api/v1/stats")
@@ -672,8 +673,8 @@ echo AP=$ap"""
             time.sleep(2)
         expect(seen[0][0] == "status", f"the event stream did not start with the status event: {seen[:2]}")
     finally:
-        ctx.run(f"kill $(cat {HWSIM_DIR}/hostapd.pid) 2>/dev/null; sleep 1; rmmod mac80211_hwsim; rm -rf {HWSIM_DIR}",
-                timeout=60, expect_ok=False)
+        ctx.run(f"kill $(cat {HWSIM_DIR}/hostapd.pid) 2>/dev/null; sleep 1; timeout 60 rmmod mac80211_hwsim; "
+                f"rm -rf {HWSIM_DIR}", timeout=90, expect_ok=False)
 
 
 @check("led-steady-up")
@@ -763,7 +764,7 @@ def reporter_outage(ctx):
     try:
         config = json.loads(original)
         config["reporting"] = {"url": f"http://10.0.2.2:{collector.port}/reports", "intervalSeconds": 2,
-                               "retryInitialSeconds": 1, "retryMaxSeconds": 2, "timeoutSeconds": 2}
+                               "retryInitialSeconds": 1, "retryMaxSeconds": 2, "timeoutSeconds": 5}
         text = json.dumps(config).replace("'", "'\\''")
         queue = "/var/lib/grandstand/reports"
         restart_and_track(ctx, before=f"rm -rf {queue}; printf '%s\\n' '{text}' > {CONFIG}")
@@ -782,8 +783,11 @@ def reporter_outage(ctx):
         wait_until(lambda: count() == 0 and len(collector.received) >= queued + 1, 90,
                    lambda: f"queue not flushed: {count()} left, {len(collector.received)} received")
         reports = list(collector.received)
-        keys = [(r["app_session_uuid"], r["report_sequence"]) for r in reports]
-        expect(len(set(keys)) == len(keys), f"duplicate reports: {keys}")
+        received = [(r["app_session_uuid"], r["report_sequence"]) for r in reports]
+        # At-least-once: a POST answered after the daemon's timeout (a slow emulated guest) is
+        # sent again at once; only such back-to-back repeats are tolerated.
+        keys = [k for i, k in enumerate(received) if i == 0 or k != received[i - 1]]
+        expect(len(set(keys)) == len(keys), f"reports repeated out of turn: {received}")
         expect(len({r["device_uuid"] for r in reports}) == 1, "more than one device_uuid")
         sessions = list(dict.fromkeys(k[0] for k in keys))
         expect(len(sessions) >= 2, f"expected reports of two daemon runs, got sessions {sessions}")
@@ -794,7 +798,8 @@ def reporter_outage(ctx):
         for session in sessions[1:]:
             seqs = [seq for s, seq in keys if s == session]
             expect(seqs == sorted(seqs), f"run {session} out of order: {seqs}")
-        ctx.facts["reports"] = f"{collector.failed} refused/late attempts, {len(reports)} delivered in order over {len(sessions)} runs"
+        ctx.facts["reports"] = (f"{collector.failed} refused/late attempts, {len(keys)} reports delivered in order over "
+                                f"{len(sessions)} runs ({len(received) - len(keys)} repeats)")
     finally:
         collector.close()
         restart_and_track(ctx, before="printf '%s\\n' '" + original.replace("'", "'\\''") + f"' > {CONFIG}")
@@ -824,7 +829,7 @@ class Collector:
                 collector.attempts += 1
                 mode = collector.mode
                 if mode == "delay":
-                    time.sleep(4)
+                    time.sleep(8)  # past the daemon's timeoutSeconds (5)
                 if mode == "ok":
                     collector.received.append(json.loads(body))
                     status = 200
