@@ -79,7 +79,8 @@ import TestSupport
                      GatewayConfig.WiFiAccessPoint(name: "north-stand", bssid: apMAC.description.uppercased().replacingOccurrences(of: ":", with: "-"))]
         let station = try waitFor("\(stationName) associated") { () -> WiFiLinkInfo? in
             let info = try NL80211Socket().linkInfo(interface: stationName, accessPoints: table)
-            return info.associated && info.signalDBm != nil ? info : nil
+            // The tx rate is known after the first frames to the AP, a moment after association.
+            return info.associated && info.signalDBm != nil && (info.txBitrateKbps ?? 0) > 0 ? info : nil
         }
         print("nl80211 station: \(station)") // evidence in the VM log
         #expect(station.mode == "station")

@@ -116,7 +116,7 @@ def command_test(args, cache):
             try:
                 function(ctx)
                 say(f"PASS {name} ({time.monotonic() - check_started:.1f} s)")
-                for key in ("status-text", "exposure", "wifi", "reports"):  # measurements worth a line
+                for key in ("status-text", "exposure", "boot-order", "wifi", "reports"):  # measurements worth a line
                     if key in ctx.facts and ctx.facts[key] != known.get(key):
                         say(f"  {key}: {ctx.facts[key]}")
             except checks.CheckFailed as failure:

