@@ -1,0 +1,177 @@
+import Testing
+@testable import GrandstandCore
+
+@Suite("FileDelivery assembly")
+struct FileDeliveryAssemblyTests {
+    static let files = [
+        FluteFile(path: "ccast-timeline.xml", bytes: Array("<timeline><clip src=\"media/a.mp4\"/></timeline>".utf8), contentType: "text/xml"),
+        FluteFile(path: "media/a.mp4", bytes: FluteTesting.bytes(20_000, seed: 1), contentType: "video/mp4"),
+        FluteFile(path: "media/b.bin", bytes: FluteTesting.bytes(5_003, seed: 2)),
+    ]
+
+    static func byPath(_ objects: [FluteObject]) -> [String: [UInt8]] {
+        Dictionary(objects.map { ($0.contentLocation, $0.bytes) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    @Test func oneCleanRoundDeliversEveryFile() throws {
+        var source = try FluteTesting.carousel(Self.files, options: .init(symbolLength: 500, maxBlockLength: 8, rounds: 1))
+        var receiver = FluteReceiver()
+        let events = FluteTesting.feed(&receiver, FluteTesting.drain(&source))
+        let objects = FluteTesting.completed(events)
+        #expect(objects.count == 3)
+        #expect(Self.byPath(objects) == Dictionary(uniqueKeysWithValues: Self.files.map { ($0.path, $0.bytes) }))
+        #expect(objects.first { $0.contentLocation == "media/a.mp4" }?.contentType == "video/mp4")
+        #expect(receiver.stats.objectsCompleted == 3)
+        #expect(receiver.stats.malformed == 0)
+        #expect(receiver.table.allSatisfy { $0.state == .complete && $0.progress == 1 })
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8])
+    func randomLossReorderAndDuplicatesWithinRSCapacityCompleteByteExact(_ seed: UInt64) throws {
+        var rng = SplitMix(seed: seed)
+        // k ≤ 10 per block, 4 repairs: drop at most 4 symbols of each block.
+        var source = try FluteTesting.carousel(Self.files, options: .init(symbolLength: 256, maxBlockLength: 10, repairSymbols: 4, rounds: 1))
+        let packets = FluteTesting.drain(&source)
+        var byBlock: [String: [Int]] = [:]
+        for (index, datagram) in packets.enumerated() {
+            let packet = try ALCPacket.parse(datagram.payload[...], encodingID: 5).get()
+            byBlock["\(packet.header.toi)/\(packet.header.fdt?.instanceID ?? 0)/\(packet.sourceBlockNumber)/\(index / 1_000_000)", default: []].append(index)
+        }
+        // Every FDT copy is a separate "block" here; drop ≤ 4 per file block, none of the first FDT copy.
+        var dropped = Set<Int>()
+        for (key, indices) in byBlock where !key.hasPrefix("0/") {
+            for index in indices.shuffled(using: &rng).prefix(Int(rng.next() % 5)) { dropped.insert(index) }
+        }
+        var kept = packets.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
+        kept += kept.filter { _ in rng.next() % 10 == 0 }   // duplicates
+        kept.shuffle(using: &rng)
+        // The FDT must come first for a receiver to know the TOIs: deliver one copy up front.
+        let fdt = packets.filter { (try? LCTHeader.parse($0.payload[...]).get().header.toi) == 0 }
+        var receiver = FluteReceiver(math: ReferenceReedSolomon())
+        let objects = FluteTesting.completed(FluteTesting.feed(&receiver, fdt + kept))
+        #expect(Self.byPath(objects) == Dictionary(uniqueKeysWithValues: Self.files.map { ($0.path, $0.bytes) }))
+        #expect(objects.count == 3)
+        #expect(receiver.stats.malformed == 0)
+        #expect(receiver.stats.symbolsRecovered > 0)
+    }
+
+    @Test func lossBeyondNoCodeCompletesInLaterRounds() throws {
+        var rng = SplitMix(seed: 11)
+        var source = try FluteTesting.carousel(Self.files, options: .init(symbolLength: 400, maxBlockLength: 16, rounds: 6))
+        let packets = FluteTesting.drain(&source).filter { _ in rng.next() % 4 != 0 }   // 25 % loss, every round
+        var receiver = FluteReceiver()
+        let objects = FluteTesting.completed(FluteTesting.feed(&receiver, packets))
+        #expect(Self.byPath(objects) == Dictionary(uniqueKeysWithValues: Self.files.map { ($0.path, $0.bytes) }))
+        #expect(objects.count == 3)   // each delivered once, though the carousel repeats
+        #expect((receiver.stats.drops[.objectAlreadyComplete] ?? 0) > 0)
+        #expect((receiver.stats.drops[.duplicateSymbol] ?? 0) > 0)
+    }
+
+    @Test func receiverJoiningMidCarouselCompletesInTheNextRound() throws {
+        var source = try FluteTesting.carousel(Self.files, options: .init(symbolLength: 500, maxBlockLength: 8, rounds: 2))
+        let packets = FluteTesting.drain(&source)
+        let perRound = packets.count / 2
+        let joinAt = perRound / 2 + 3   // in the middle of the big file
+        var receiver = FluteReceiver()
+        let firstRound = FluteTesting.completed(FluteTesting.feed(&receiver, Array(packets[joinAt..<perRound])))
+        #expect(firstRound.count < 3)
+        let secondRound = FluteTesting.completed(FluteTesting.feed(&receiver, Array(packets[perRound...])))
+        let all = firstRound + secondRound
+        #expect(Self.byPath(all) == Dictionary(uniqueKeysWithValues: Self.files.map { ($0.path, $0.bytes) }))
+        #expect(all.count == 3)
+    }
+
+    @Test func aChangedFileArrivesAsANewInstanceAndReplacesTheOld() throws {
+        final class Box: @unchecked Sendable { var files: [FluteFile] = FileDeliveryAssemblyTests.files }
+        let box = Box()
+        var source = try FluteTesting.carousel(Self.files, options: .init(symbolLength: 500, maxBlockLength: 8, rounds: 3),
+                                               reload: { box.files })
+        var receiver = FluteReceiver()
+        var objects: [FluteObject] = []
+        var instances: [UInt32] = []
+        // Round 1 as is; before round 2 the timeline changes.
+        var round1: [ScheduledDatagram] = []
+        while source.round < 1 { round1 += source.pop() }
+        for event in FluteTesting.feed(&receiver, round1) {
+            if case .completed(let object) = event { objects.append(object) }
+            if case .fdtInstance(_, let id, _) = event { instances.append(id) }
+        }
+        let changed = Array("<timeline><clip src=\"media/b.bin\"/></timeline>".utf8)
+        box.files[0].bytes = changed
+        for event in FluteTesting.feed(&receiver, FluteTesting.drain(&source)) {
+            if case .completed(let object) = event { objects.append(object) }
+            if case .fdtInstance(_, let id, _) = event { instances.append(id) }
+        }
+        #expect(instances == [0, 1])
+        let timelines = objects.filter { $0.contentLocation == "ccast-timeline.xml" }
+        #expect(timelines.map(\.bytes) == [Self.files[0].bytes, changed])
+        #expect(timelines.map(\.fdtInstance) == [0, 1])
+        #expect(timelines[0].toi != timelines[1].toi)
+        #expect(objects.count == 4)   // unchanged files are not delivered again
+        let rows = receiver.table.filter { $0.contentLocation == "ccast-timeline.xml" }
+        #expect(rows.count == 1 && rows.first?.toi == timelines[1].toi)
+    }
+
+    @Test func md5MismatchIsCountedNotDelivered() throws {
+        var source = try FluteTesting.carousel([Self.files[0]], options: .init(symbolLength: 16, maxBlockLength: 8, rounds: 1))
+        var packets = FluteTesting.drain(&source)
+        // Corrupt the last byte of one file symbol (not an FDT packet).
+        let index = try #require(packets.firstIndex { (try? LCTHeader.parse($0.payload[...]).get().header.toi) == 1 })
+        packets[index].payload[packets[index].payload.count - 1] ^= 0xFF
+        var receiver = FluteReceiver()
+        let events = FluteTesting.feed(&receiver, packets)
+        #expect(FluteTesting.completed(events).isEmpty)
+        #expect(events.contains(.failed(tsi: 1, toi: 1, contentLocation: "ccast-timeline.xml", reason: "md5_mismatch")))
+        #expect(receiver.stats.md5Mismatches == 1 && receiver.stats.objectsFailed == 1)
+        #expect(receiver.table.first?.state == .failed)
+    }
+
+    @Test func expiredInstancesAreRefusedAndForgotten() throws {
+        var source = try FluteTesting.carousel(Self.files, options: .init(symbolLength: 500, maxBlockLength: 8, rounds: 1, fdtLifetimeSeconds: 10))
+        let packets = FluteTesting.drain(&source)
+        var late = FluteReceiver()
+        for packet in packets { _ = late.receive(packet.payload[...], nowNanoseconds: FluteTesting.start + 3_600_000_000_000) }
+        #expect(late.stats.drops[.fdtExpired] == 1 * 3)   // one FDT copy per file, each refused
+        #expect(late.table.isEmpty)
+        var receiver = FluteReceiver()
+        let fdt = packets.filter { (try? LCTHeader.parse($0.payload[...]).get().header.toi) == 0 }.prefix(1)
+        _ = FluteTesting.feed(&receiver, Array(fdt))
+        #expect(receiver.table.count == 3)
+        receiver.tick(nowNanoseconds: FluteTesting.start + 11_000_000_000)
+        #expect(receiver.table.isEmpty)
+    }
+
+    @Test func unknownTSIAndTOIAreCounted() throws {
+        var source = try FluteTesting.carousel([Self.files[0]], options: .init(tsi: 9, symbolLength: 500, rounds: 1))
+        let packets = FluteTesting.drain(&source)
+        var other = FluteReceiver(configuration: FluteReceiverConfiguration(tsi: 8))
+        _ = FluteTesting.feed(&other, packets)
+        #expect(other.stats.drops[.unknownTSI] == packets.count)
+        var receiver = FluteReceiver()
+        _ = FluteTesting.feed(&receiver, packets.filter { (try? LCTHeader.parse($0.payload[...]).get().header.toi) != 0 })
+        #expect(receiver.stats.drops[.unknownTOI] == packets.count - 1)
+    }
+
+    @Test func limitsAreEnforced() throws {
+        var source = try FluteTesting.carousel([Self.files[1]], options: .init(symbolLength: 500, rounds: 1))
+        let packets = FluteTesting.drain(&source)
+        var small = FluteReceiver(configuration: FluteReceiverConfiguration(maxObjectBytes: 10_000))
+        _ = FluteTesting.feed(&small, packets)
+        #expect((small.stats.drops[.objectTooLarge] ?? 0) == packets.count - 1)
+        var tight = FluteReceiver(configuration: FluteReceiverConfiguration(maxBufferedBytes: 15_000))
+        _ = FluteTesting.feed(&tight, packets)
+        #expect((tight.stats.drops[.bufferFull] ?? 0) > 0)
+        #expect(tight.stats.objectsCompleted == 0)
+    }
+
+    @Test func randomBytesNeverTrap() {
+        var rng = SplitMix(seed: 99)
+        var receiver = FluteReceiver(math: ReferenceReedSolomon())
+        for _ in 0..<5_000 {
+            var bytes = (0..<Int(rng.next() % 80)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            if !bytes.isEmpty { bytes[0] = 0x10 | (bytes[0] & 0x0F) }
+            _ = receiver.receive(bytes[...], nowNanoseconds: FluteTesting.start)
+        }
+        #expect(receiver.stats.packets == 5_000)
+    }
+}
