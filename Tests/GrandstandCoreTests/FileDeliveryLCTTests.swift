@@ -61,7 +61,8 @@ struct FileDeliveryLCTTests {
         #expect(FECObjectInfo.parse(fti: fti, encodingID: 5) == oti)
         #expect(parsed.header.extensions.count == 7)
         #expect(parsed.header.extensions[2] == .nop(words: 2))
-        #expect(parsed.header.extensions[4] == .auth([1, 2, 3, 4, 5, 6, 0, 0, 0, 0]))
+        #expect(parsed.header.extensions[4] == .auth([1, 2, 3, 4, 5, 6]))
+        #expect(parsed.header.extensions[5] == .time([9, 9]))   // 2 + 2 bytes: one word
     }
 
     @Test func compactNoCodeFTIRoundTrips() {
@@ -83,7 +84,7 @@ struct FileDeliveryLCTTests {
         ("zero TOI width", [0x10, 0x80, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 7], .malformedLCT),
         ("HEL zero", [0x10, 0xA0, 0x05, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 9, 64, 0, 0, 0], .malformedLCT),
         ("HEL past HDR_LEN", [0x10, 0xA0, 0x05, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 9, 64, 2, 0, 0, 0, 0, 0, 0], .malformedLCT),
-        ("fixed extension cut", [0x10, 0xA0, 0x05, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 9, 0, 1, 0, 0, 192, 0], .malformedLCT),
+        ("CCI past HDR_LEN", [0x1C, 0xA0, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 9], .malformedLCT),
     ]
 
     @Test(arguments: 0..<11) func malformedHeaders(_ index: Int) {

@@ -105,6 +105,12 @@ public struct LCTHeader: Sendable, Equatable {
         return best
     }
 
+    /// Equal when every field is; the width hints (`tsiBytes`, `toiBytes`) do not count.
+    public static func == (a: LCTHeader, b: LCTHeader) -> Bool {
+        a.psi == b.psi && a.congestionControl == b.congestionControl && a.tsi == b.tsi && a.toi == b.toi && a.codepoint == b.codepoint
+            && a.closeSession == b.closeSession && a.closeObject == b.closeObject && a.extensions == b.extensions
+    }
+
     /// The FLUTE EXT_FDT extension, if present.
     public var fdt: (version: UInt8, instanceID: UInt32)? {
         for ext in extensions { if case .fdt(let version, let id) = ext { return (version, id) } }
