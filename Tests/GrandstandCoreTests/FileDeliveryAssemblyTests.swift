@@ -185,4 +185,20 @@ struct FileDeliveryAssemblyTests {
         }
         #expect(receiver.stats.packets == 5_000)
     }
+
+    /// Not a performance assertion: prints the receiver's rate (docs/files.md quotes it) and checks
+    /// a 2 MiB object over two rounds with 10 % loss comes out whole.
+    @Test func twoMegabytesOverTwoLossyRounds() throws {
+        let file = FluteFile(path: "big.bin", bytes: FluteTesting.bytes(2 << 20, seed: 21))
+        var source = try FluteTesting.carousel([file], options: .init(symbolLength: 1400, maxBlockLength: 64, rounds: 2))
+        let packets = FluteTesting.drain(&source).enumerated().filter { $0.offset % 10 != 7 }.map(\.element)
+        var receiver = FluteReceiver()
+        let clock = ContinuousClock()
+        var objects: [FluteObject] = []
+        let elapsed = clock.measure { objects = FluteTesting.completed(FluteTesting.feed(&receiver, packets)) }
+        let whole = objects.first?.bytes == file.bytes
+        #expect(objects.count == 1 && whole)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print("FLUTE receiver: \(packets.count) packets (\(file.bytes.count * 2 / 1400) sent) in \(Int(seconds * 1000)) ms")
+    }
 }

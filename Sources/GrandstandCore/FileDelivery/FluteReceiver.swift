@@ -111,45 +111,56 @@ public struct FluteReceiver: Sendable {
             sessions[header.tsi] = Session()
         }
         if header.toi == 0 { return fdtPacket(payload, header: header, now: now, events: &events) }
-        guard let file = sessions[header.tsi]?.files[header.toi] else { return .unknownTOI }
+        // The file's state is taken out while it changes so its buffer is uniquely referenced and
+        // updated in place (no copy of the object per packet), and put back on every path.
+        guard var file = sessions[header.tsi]?.files.removeValue(forKey: header.toi) else { return .unknownTOI }
+        let (reason, completed) = add(payload, header: header, to: &file)
+        if let completed {
+            file.assembly = nil
+            sessions[header.tsi]?.files[header.toi] = file
+            finish(tsi: header.tsi, toi: header.toi, file: file, bytes: completed, events: &events)
+        } else {
+            sessions[header.tsi]?.files[header.toi] = file
+        }
+        return reason
+    }
+
+    /// One packet into a file's assembly; the object's bytes when it completes.
+    private mutating func add(_ payload: ArraySlice<UInt8>, header: LCTHeader, to file: inout FileState) -> (FluteDrop?, [UInt8]?) {
         let encodingID = file.entry.fecEncodingID ?? header.codepoint
         let packet: ALCPacket
         switch ALCPacket.parse(payload, encodingID: encodingID) {
-        case .failure(let reason): return reason
+        case .failure(let reason): return (reason, nil)
         case .success(let parsed): packet = parsed
         }
-        if packet.symbol.isEmpty { return .noPayload }
-        if file.state == .complete { return .objectAlreadyComplete }
-        var assembly: ObjectAssembly
-        if let existing = file.assembly {
-            assembly = existing
-        } else {
+        if packet.symbol.isEmpty { return (.noPayload, nil) }
+        if file.state == .complete { return (.objectAlreadyComplete, nil) }
+        let created = file.assembly == nil
+        if created {
             var info = file.entry.objectInfo
             if let fti = header.fti { info = FECObjectInfo.parse(fti: fti, encodingID: encodingID) ?? info }
-            guard let info, info.isValid else { return .badFECInfo }
-            guard info.transferLength <= UInt64(configuration.maxObjectBytes) else { return .objectTooLarge }
-            guard let made = ObjectAssembly(info: info) else { return .badFECInfo }
-            guard bufferedBytes + made.bufferedBytes <= configuration.maxBufferedBytes else { return .bufferFull }
-            assembly = made
+            guard let info, info.isValid else { return (.badFECInfo, nil) }
+            guard info.transferLength <= UInt64(configuration.maxObjectBytes) else { return (.objectTooLarge, nil) }
+            guard let made = ObjectAssembly(info: info) else { return (.badFECInfo, nil) }
+            guard bufferedBytes + made.bufferedBytes <= configuration.maxBufferedBytes else { return (.bufferFull, nil) }
+            file.assembly = made
         }
-        let outcome = assembly.add(block: Int(packet.sourceBlockNumber), esi: Int(packet.encodingSymbolID), symbol: packet.symbol, math: math)
-        stats.symbolsRecovered += assembly.symbolsRecovered - (file.assembly?.symbolsRecovered ?? 0)
-        stats.fecDecodeFailures += assembly.decodeFailures - (file.assembly?.decodeFailures ?? 0)
+        let recovered = file.assembly?.symbolsRecovered ?? 0, failures = file.assembly?.decodeFailures ?? 0
+        guard let outcome = file.assembly?.add(block: Int(packet.sourceBlockNumber), esi: Int(packet.encodingSymbolID),
+                                               symbol: packet.symbol, math: math) else { return (.badFECInfo, nil) }
+        stats.symbolsRecovered += (file.assembly?.symbolsRecovered ?? 0) - recovered
+        stats.fecDecodeFailures += (file.assembly?.decodeFailures ?? 0) - failures
         switch outcome {
         case .failure(let reason):
-            if file.assembly == nil { return reason }   // nothing stored yet: do not keep the buffer
-            sessions[header.tsi]?.files[header.toi]?.assembly = assembly
-            return reason
+            if created { file.assembly = nil }   // keep no buffer for a packet that added nothing
+            return (reason, nil)
         case .success(.duplicate):
-            sessions[header.tsi]?.files[header.toi]?.assembly = assembly
-            return .duplicateSymbol
+            return (.duplicateSymbol, nil)
         case .success(.stored), .success(.blockComplete):
-            sessions[header.tsi]?.files[header.toi]?.assembly = assembly
-            sessions[header.tsi]?.files[header.toi]?.state = .receiving
-            return nil
+            file.state = .receiving
+            return (nil, nil)
         case .success(.objectComplete):
-            finish(tsi: header.tsi, toi: header.toi, file: file, bytes: assembly.object, events: &events)
-            return nil
+            return (nil, file.assembly?.object)
         }
     }
 
@@ -192,8 +203,8 @@ public struct FluteReceiver: Sendable {
         }
         if packet.symbol.isEmpty { return .noPayload }
         var assembly: ObjectAssembly
-        if let existing = sessions[tsi]?.fdtAssemblies[id] {
-            assembly = existing
+        if let existing = sessions[tsi]?.fdtAssemblies.removeValue(forKey: id) {
+            assembly = existing   // taken out: updated in place, put back below
         } else {
             guard let fti = header.fti, let info = FECObjectInfo.parse(fti: fti, encodingID: header.codepoint), info.isValid else {
                 return header.codepoint == 0 || header.codepoint == 5 ? .badFECInfo : .unsupportedFEC
@@ -206,7 +217,7 @@ public struct FluteReceiver: Sendable {
         let outcome = assembly.add(block: Int(packet.sourceBlockNumber), esi: Int(packet.encodingSymbolID), symbol: packet.symbol, math: math)
         switch outcome {
         case .failure(let reason):
-            if sessions[tsi]?.fdtAssemblies[id] != nil { sessions[tsi]?.fdtAssemblies[id] = assembly }
+            if assembly.sourceSymbolsHeld > 0 { sessions[tsi]?.fdtAssemblies[id] = assembly }
             return reason
         case .success(.duplicate):
             sessions[tsi]?.fdtAssemblies[id] = assembly

@@ -63,8 +63,7 @@ struct ObjectAssembly: Sendable {
             have[index] = true
             sourceSymbolsHeld += 1
             blockHave[sbn] += 1
-            let start = index * e
-            data.replaceSubrange(start..<(start + symbol.count), with: symbol)
+            Self.copy(symbol, into: &data, at: index * e)
         } else {
             guard math != nil else { return .failure(.unsupportedFEC) }
             if repairs[sbn]?[esi] != nil { return .success(.duplicate) }
@@ -108,13 +107,23 @@ struct ObjectAssembly: Sendable {
                 repairs[sbn] = nil
                 return false
             }
-            let start = (block.firstSymbol + j) * e
-            data.replaceSubrange(start..<(start + e), with: bytes)
+            Self.copy(bytes[...], into: &data, at: (block.firstSymbol + j) * e)
             have[block.firstSymbol + j] = true
             sourceSymbolsHeld += 1
             symbolsRecovered += 1
         }
         blockHave[sbn] = k
         return true
+    }
+
+    /// memcpy of `bytes` into `buffer` at `offset` (the caller checked the bounds).
+    private static func copy(_ bytes: ArraySlice<UInt8>, into buffer: inout [UInt8], at offset: Int) {
+        guard offset >= 0, offset + bytes.count <= buffer.count else { return }
+        buffer.withUnsafeMutableBytes { target in
+            bytes.withUnsafeBytes { source in
+                guard let from = source.baseAddress, let to = target.baseAddress else { return }
+                (to + offset).copyMemory(from: from, byteCount: source.count)
+            }
+        }
     }
 }

@@ -49,7 +49,8 @@ final class FileChannels: @unchecked Sendable {
         var stored: [(FluteObject, Result<StoredFile, any Error>?)] = []
         var failed: [(String, String)] = []
         lock.withLock {
-            guard var receiver = receivers[id] else { return }
+            // Taken out while it changes: its buffers stay uniquely referenced (updated in place).
+            guard var receiver = receivers.removeValue(forKey: id) else { return }
             let events = receiver.receive(payload, nowNanoseconds: time)
             if !events.isEmpty { receiver.tick(nowNanoseconds: time) }
             receivers[id] = receiver
