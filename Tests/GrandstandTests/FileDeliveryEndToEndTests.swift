@@ -48,11 +48,10 @@ import Testing
             let settings = LiveIngest.Settings(interface: "gs-no-such-if0", configuration: .product(config))
             let ingest = try LiveIngest(settings: settings, events: EventLog(stderrOnly: true)) { _ in }
             ingest.start()
-            Thread.sleep(forTimeInterval: 0.5)
-            let snapshot = ingest.snapshot
-            ingest.stop()
-            #expect(!snapshot.capturing)
-            #expect(snapshot.lastError != nil)
+            defer { ingest.stop() }
+            // Polled: under qemu-user the capture thread takes a while to report.
+            try waitFor("the capture's error", timeout: 120) { ingest.snapshot.lastError != nil }
+            #expect(!ingest.snapshot.capturing)
             return
         }
         var expected = try Self.writeCCast(into: work + "/out", timelineVersion: 1)
