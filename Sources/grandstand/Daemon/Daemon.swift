@@ -42,6 +42,7 @@ final class Daemon {
         self.events = events
         self.ingestSettings = ingest
         self.gateway = Gateway(settings: gateway ?? Gateway.Settings(hls: config.hls))
+        self.gateway.files.sink = DirectoryFileSink(root: config.stateDirectory + "/files")
     }
 
     /// The settings `grandstand run` uses: the config's interface and policy, FEC on ISA-L.

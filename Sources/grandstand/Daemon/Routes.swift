@@ -36,7 +36,7 @@ struct ManagementRoutes: Sendable {
 
     /// Every route; other files add theirs here with one `+ …routes` term.
     var table: [ManagementRoute] {
-        coreRoutes
+        coreRoutes + FileRoutes.management(gateway)
     }
 
     private var coreRoutes: [ManagementRoute] {
