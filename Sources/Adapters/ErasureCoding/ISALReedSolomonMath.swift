@@ -46,6 +46,7 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
     public let maxCachedPatterns: Int
     private var codecs: [Shape: ReedSolomonCodec] = [:]
     private var decoders: [Pattern: ReedSolomonDecoder] = [:]
+    private var last: (pattern: Pattern, decoder: ReedSolomonDecoder)? = nil
     public private(set) var decodeCacheHits = 0
     public private(set) var decodeCacheMisses = 0
 
@@ -91,6 +92,18 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
 
     private func cachedDecoder(sourceCount k: Int, repairCount m: Int, survivors: [Int]) throws -> ReedSolomonDecoder {
         let pattern = Pattern(shape: Shape(k: k, m: m), survivors: survivors)
+        // A stream repeats its loss pattern: the last one answers without hashing.
+        if let last, last.pattern == pattern {
+            decodeCacheHits += 1
+            return last.decoder
+        }
+        let decoder = try lookUp(pattern, survivors: survivors)
+        last = (pattern, decoder)
+        return decoder
+    }
+
+    private func lookUp(_ pattern: Pattern, survivors: [Int]) throws -> ReedSolomonDecoder {
+        let k = pattern.shape.k, m = pattern.shape.m
         if let decoder = decoders[pattern] {
             decodeCacheHits += 1
             return decoder
@@ -104,9 +117,19 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
 
     /// The k lowest distinct indices (already the case for the decoder's ascending lists).
     static func lowest(_ k: Int, of received: some Sequence<Int>) -> [Int] {
+        if let list = received as? [Int], list.count == k, isAscending(list) { return list }
         let list = Array(received)
-        if list.count == k, zip(list, list.dropFirst()).allSatisfy({ $0 < $1 }) { return list }
+        if list.count == k, isAscending(list) { return list }
         return Array(Set(list).sorted().prefix(k))
+    }
+
+    static func isAscending(_ list: [Int]) -> Bool {
+        var i = 1
+        while i < list.count {
+            if list[i - 1] >= list[i] { return false }
+            i += 1
+        }
+        return true
     }
 
     public func encode(sourceCount k: Int, repairCount m: Int, symbolLength: Int, sources: [[UInt8]]) throws -> [[UInt8]] {
@@ -157,5 +180,11 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
     public func crc32c(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
         return ~crc32_iscsi(UnsafeMutablePointer(mutating: base), Int32(clamping: bytes.count), 0xFFFF_FFFF)
+    }
+
+    /// Software prefetch (CGSISAL's `gs_prefetch_*`): the decoder hides cache misses with it.
+    public func prefetch(_ address: UInt, count: Int, forWriting: Bool) {
+        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return }
+        if forWriting { gs_prefetch_write(pointer) } else { gs_prefetch_range(pointer, count) }
     }
 }

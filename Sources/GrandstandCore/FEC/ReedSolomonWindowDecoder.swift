@@ -122,12 +122,13 @@ public struct ReedSolomonWindowDecoder: Sendable {
         // A slice spanning its whole array becomes that array without a copy.
         let bytes = Array(packet)
         var ext = buffer.extend(fields.sequence)
-        var outcome = buffer.insert(ext: ext, bytes: bytes, arrival: now, recovered: false)
-        if outcome == .restart {
+        if buffer.isJump(ext) {
             restart(now: now, into: &actions)
             ext = buffer.extend(fields.sequence)
-            outcome = buffer.insert(ext: ext, bytes: bytes, arrival: now, recovered: false)
         }
+        prefetch(arriving: bytes, ext: ext)
+        // The packet's last use: the ring takes it over (one retain per packet from here to delivery).
+        let outcome = buffer.insert(ext: ext, bytes: bytes, arrival: now, recovered: false)
         switch outcome {
         case .duplicate, .late: stats.sourcePacketsLate += 1
         case .stored, .restart: break
@@ -210,6 +211,18 @@ public struct ReedSolomonWindowDecoder: Sendable {
     /// `finish(nowNanoseconds:)` appending to `actions`.
     public mutating func finish(nowNanoseconds now: Int64, into actions: inout [FECAction]) {
         restart(now: now, into: &actions)
+    }
+
+    /// Packets ahead of the ring slot whose old packet is prefetched before its release.
+    static let evictionLookahead: Int64 = 8
+
+    /// Software prefetch (a hint through `math`; docs/performance.md, "FEC"): the arriving
+    /// packet's bytes towards L2 for the rebuild that may gather it k packets later, and the
+    /// header of the packet the ring releases a few arrivals from now (4096 packets old, cold).
+    private func prefetch(arriving bytes: [UInt8], ext: Int64) {
+        bytes.withUnsafeBufferPointer { math.prefetch(UInt(bitPattern: $0.baseAddress), count: $0.count, forWriting: false) }
+        let old = buffer.evictionAddress(ext + Self.evictionLookahead)
+        if old > 64 { math.prefetch(old - 32, count: 1, forWriting: true) }
     }
 
     // MARK: Windows
@@ -366,6 +379,7 @@ public struct ReedSolomonWindowDecoder: Sendable {
     // MARK: Delivery
 
     private mutating func release(now: Int64, into actions: inout [FECAction]) {
+        guard !windows.isEmpty else { return buffer.release(now: now, stats: &stats, into: &actions) { _ in false } }
         let open = windows
         buffer.release(now: now, stats: &stats, into: &actions) { ext in open.contains { $0.base <= ext && ext < $0.end } }
     }
