@@ -90,6 +90,12 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
         return try locked { try cachedDecoder(sourceCount: k, repairCount: m, survivors: survivors) }
     }
 
+    /// The decoder's hot path: `indices` are already the k ascending survivors (no copy, no set).
+    private func decoder(sourceCount k: Int, repairCount m: Int, indices: [Int]) throws -> ReedSolomonDecoder {
+        let survivors = indices.count == k && Self.isAscending(indices) ? indices : Self.lowest(k, of: indices)
+        return try locked { try cachedDecoder(sourceCount: k, repairCount: m, survivors: survivors) }
+    }
+
     private func cachedDecoder(sourceCount k: Int, repairCount m: Int, survivors: [Int]) throws -> ReedSolomonDecoder {
         let pattern = Pattern(shape: Shape(k: k, m: m), survivors: survivors)
         // A stream repeats its loss pattern: the last one answers without hashing.
@@ -117,7 +123,6 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
 
     /// The k lowest distinct indices (already the case for the decoder's ascending lists).
     static func lowest(_ k: Int, of received: some Sequence<Int>) -> [Int] {
-        if let list = received as? [Int], list.count == k, isAscending(list) { return list }
         let list = Array(received)
         if list.count == k, isAscending(list) { return list }
         return Array(Set(list).sorted().prefix(k))
@@ -149,7 +154,7 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
     /// The hot path: ISA-L reads the survivors in place and writes the rebuilt sources in place.
     public func reconstruct(sourceCount k: Int, repairCount m: Int, symbolLength: Int, indices: [Int],
                             symbols: UnsafeBufferPointer<UInt8>, output: UnsafeMutableBufferPointer<UInt8>) throws {
-        let decoder = try decoder(sourceCount: k, repairCount: m, received: indices)
+        let decoder = try decoder(sourceCount: k, repairCount: m, indices: indices)
         guard indices == decoder.survivors, symbols.count >= k * symbolLength,
               output.count >= decoder.missing.count * symbolLength, let input = symbols.baseAddress else {
             throw ErasureCodingError("reconstruct", .wrongOutputCount(expected: decoder.missing.count, got: output.count / max(1, symbolLength)))
@@ -164,7 +169,7 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
     public func reconstruct(sourceCount k: Int, repairCount m: Int, indices: [Int], columns: [Int],
                             inputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>,
                             outputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>) throws {
-        let decoder = try decoder(sourceCount: k, repairCount: m, received: indices)
+        let decoder = try decoder(sourceCount: k, repairCount: m, indices: indices)
         let e = decoder.missing.count
         guard indices == decoder.survivors, inputs.count >= columns.count * k, outputs.count >= columns.count * e,
               let input = inputs.baseAddress, let output = outputs.baseAddress else {

@@ -36,8 +36,12 @@ struct FECSourceBuffer: Sendable {
     private var packets: [[UInt8]]
     private var arrivals: [Int64]
     private var recoveredFlags: [Bool]
-    /// Address of each slot's packet storage, kept only as a prefetch hint (never dereferenced).
+    /// Address and length of each slot's packet bytes: the ring owns its packets and never
+    /// mutates them, so their storage stays where `insert` saw it while the slot holds them;
+    /// `withPacket` reads through it (no retain/release of a cold packet) and the decoder
+    /// prefetches with it.
     private var addresses: [UInt]
+    private var lengths: [Int]
     /// Next extended sequence number to release; -1 before the first packet.
     private(set) var next: Int64 = -1
     /// Highest extended sequence number stored.
@@ -56,6 +60,7 @@ struct FECSourceBuffer: Sendable {
         arrivals = Array(repeating: 0, count: capacity)
         recoveredFlags = Array(repeating: false, count: capacity)
         addresses = Array(repeating: 0, count: capacity)
+        lengths = Array(repeating: 0, count: capacity)
     }
 
     var started: Bool { next >= 0 }
@@ -77,7 +82,8 @@ struct FECSourceBuffer: Sendable {
     /// `body` on the bytes of the packet at `ext` (no copy, no retain), nil if it is not here.
     func withPacket<R>(_ ext: Int64, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
         guard contains(ext) else { return nil }
-        return try packets[Int(ext & Int64(mask))].withUnsafeBufferPointer(body)
+        let i = Int(ext & Int64(mask))
+        return try body(UnsafeBufferPointer(start: UnsafePointer(bitPattern: addresses[i]), count: lengths[i]))
     }
 
     /// Storage address (a prefetch hint, 0 when empty) of the packet that storing `ext` would
@@ -103,6 +109,7 @@ struct FECSourceBuffer: Sendable {
         if exts[index] == ext, ext >= next - history { return .duplicate }
         guard ext >= next - history else { return .late }
         addresses[index] = bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        lengths[index] = bytes.count
         packets[index] = bytes
         arrivals[index] = arrival
         recoveredFlags[index] = recovered
