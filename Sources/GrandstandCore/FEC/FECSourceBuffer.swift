@@ -86,9 +86,13 @@ struct FECSourceBuffer: Sendable {
         return try body(UnsafeBufferPointer(start: UnsafePointer(bitPattern: addresses[i]), count: lengths[i]))
     }
 
-    /// Storage address (a prefetch hint, 0 when empty) of the packet that storing `ext` would
-    /// replace: prefetching it a few packets ahead hides the cache miss of its release.
-    func evictionAddress(_ ext: Int64) -> UInt { addresses[Int(ext & Int64(mask))] }
+    /// Storage address (a prefetch hint, 0 when empty) of the packet in `ext`'s slot: after
+    /// storing `ext` that packet; before, the one storing `ext` would release (prefetching it a
+    /// few packets ahead hides the cache miss of its release).
+    func address(_ ext: Int64) -> UInt { addresses[Int(ext & Int64(mask))] }
+
+    /// Byte count of the packet in `ext`'s slot (with `address`).
+    func length(_ ext: Int64) -> Int { lengths[Int(ext & Int64(mask))] }
 
     func contains(_ ext: Int64) -> Bool {
         started && ext >= next - history && ext <= highest && exts[Int(ext & Int64(mask))] == ext

@@ -113,22 +113,22 @@ public struct ReedSolomonWindowDecoder: Sendable {
 
     /// `receiveSource(_:nowNanoseconds:)` appending to `actions`.
     public mutating func receiveSource(_ packet: ArraySlice<UInt8>, nowNanoseconds now: Int64, into actions: inout [FECAction]) {
-        guard let fields = RTPFields(packet) else {
+        guard let fields = packet.withUnsafeBufferPointer({ RTPFields($0) }) else {
             stats.sourcePacketsMalformed += 1
             return
         }
         if let known = ssrc, known != fields.ssrc { restart(now: now, into: &actions) }
         ssrc = fields.ssrc
-        // A slice spanning its whole array becomes that array without a copy.
-        let bytes = Array(packet)
         var ext = buffer.extend(fields.sequence)
         if buffer.isJump(ext) {
             restart(now: now, into: &actions)
             ext = buffer.extend(fields.sequence)
         }
-        prefetch(arriving: bytes, ext: ext)
-        // The packet's last use: the ring takes it over (one retain per packet from here to delivery).
-        let outcome = buffer.insert(ext: ext, bytes: bytes, arrival: now, recovered: false)
+        prefetchEviction(ext)
+        // The ring takes the packet over: a slice spanning its whole array becomes that array
+        // without a copy (one retain per packet from here to delivery).
+        let outcome = buffer.insert(ext: ext, bytes: Array(packet), arrival: now, recovered: false)
+        if outcome == .stored { prefetchStored(ext) }
         switch outcome {
         case .duplicate, .late: stats.sourcePacketsLate += 1
         case .stored, .restart: break
@@ -216,13 +216,17 @@ public struct ReedSolomonWindowDecoder: Sendable {
     /// Packets ahead of the ring slot whose old packet is prefetched before its release.
     static let evictionLookahead: Int64 = 8
 
-    /// Software prefetch (a hint through `math`; docs/performance.md, "FEC"): the arriving
-    /// packet's bytes towards L2 for the rebuild that may gather it k packets later, and the
-    /// header of the packet the ring releases a few arrivals from now (4096 packets old, cold).
-    private func prefetch(arriving bytes: [UInt8], ext: Int64) {
-        bytes.withUnsafeBufferPointer { math.prefetch(UInt(bitPattern: $0.baseAddress), count: $0.count, forWriting: false) }
-        let old = buffer.evictionAddress(ext + Self.evictionLookahead)
+    /// Software prefetch (a hint through `math`; docs/performance.md, "FEC"): the header of the
+    /// packet the ring releases a few arrivals from now (4096 packets old, cold) ...
+    private func prefetchEviction(_ ext: Int64) {
+        let old = buffer.address(ext + Self.evictionLookahead)
         if old > 64 { math.prefetch(old - 32, count: 1, forWriting: true) }
+    }
+
+    /// ... and a stored packet's bytes towards L2, for the rebuild that may gather it k packets later.
+    private func prefetchStored(_ ext: Int64) {
+        let at = buffer.address(ext)
+        if at != 0 { math.prefetch(at, count: buffer.length(ext), forWriting: false) }
     }
 
     // MARK: Windows

@@ -146,7 +146,7 @@ extension ReedSolomonWindowDecoder {
                 UnsafeBufferPointer(rebasing: all[(start + length)..<(start + body)]).allSatisfy { $0 == 0 }
             }
             guard padding else { return .rejected }
-            let packet = Array(rebuilt[start..<(start + length)])
+            let packet = rebuilt.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[start..<(start + length)])) }
             guard let fields = RTPFields(packet[...]), fields.sequence == UInt16(truncatingIfNeeded: ext),
                   fields.ssrc == window.ssrc else { return .rejected }
             packets.append(packet)
