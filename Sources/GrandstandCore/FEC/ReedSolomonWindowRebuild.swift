@@ -15,6 +15,8 @@ extension ReedSolomonWindowDecoder {
         var head: [UInt8] = []
         var headOut: [UInt8] = []
         var padded: [UInt8] = []
+        /// Per present source (slot order): where ISA-L reads it in place, 0 when padded in scratch.
+        var inPlace: [UInt] = []
         var rebuilt: [UInt8] = []
         var columns: [Int] = []
     }
@@ -47,15 +49,16 @@ extension ReedSolomonWindowDecoder {
         let k = window.k, e = missing.count, head = Self.headColumns
         let body = window.symbolLength - ReedSolomonRepairHeader.symbolOverhead
         guard body >= 12, window.repairs.count >= e else { return .rejected }
-        var indices = scratch.indices, pins = scratch.pins, columns = scratch.columns
+        var indices = scratch.indices, pins = scratch.pins, columns = scratch.columns, inPlace = scratch.inPlace
         var headIn = scratch.head, headOut = scratch.headOut, padded = scratch.padded, rebuilt = scratch.rebuilt
         scratch = RebuildScratch(missing: scratch.missing)
         defer {
             pins.removeAll(keepingCapacity: true)
             scratch = RebuildScratch(missing: scratch.missing, indices: indices, pins: pins, head: headIn,
-                                     headOut: headOut, padded: padded, rebuilt: rebuilt, columns: columns)
+                                     headOut: headOut, padded: padded, inPlace: inPlace, rebuilt: rebuilt, columns: columns)
         }
         indices.removeAll(keepingCapacity: true)
+        inPlace.removeAll(keepingCapacity: true)
         if headIn.count < k * head { headIn = [UInt8](repeating: 0, count: k * head) }
         if headOut.count < e * head { headOut = [UInt8](repeating: 0, count: e * head) }
         if rebuilt.count < e * body { rebuilt = [UInt8](repeating: 0, count: e * body) }
@@ -76,6 +79,12 @@ extension ReedSolomonWindowDecoder {
             // The ring lends the packet's bytes (no copy of the ring, no retain of the packet).
             let length = buffer.withPacket(window.base + Int64(index)) { packet -> Int in
                 guard packet.count <= body, let from = packet.baseAddress else { return -1 }
+                // A full-length packet is its symbol's body: ISA-L reads it where it lies.
+                if packet.count == body {
+                    inPlace.append(UInt(bitPattern: from))
+                    return packet.count
+                }
+                inPlace.append(0)
                 padded.withUnsafeMutableBufferPointer { pad in
                     guard let to = pad.baseAddress else { return }
                     (to + row).update(from: from, count: packet.count)
@@ -115,7 +124,9 @@ extension ReedSolomonWindowDecoder {
                             }
                             if sources > 0 {
                                 guard let padBase = padBuffer.baseAddress else { return false }
-                                for n in 0..<sources { inputs[k + n] = padBase + n * body }
+                                for n in 0..<sources {
+                                    inputs[k + n] = UnsafeMutablePointer(bitPattern: inPlace[n]) ?? padBase + n * body
+                                }
                             }
                             do {
                                 try Self.pinned(pins, from: 0, into: inputs + k) {
