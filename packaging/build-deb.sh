@@ -34,14 +34,10 @@ mkdir -p "$root/DEBIAN" "$doc"
 # Files: the product part of rootfs-overlay/, at the paths a package owns (/usr/lib for units,
 # udev rules and journald drop-ins; /etc only for the configuration the operator edits).
 install -D -m 0755 "$binary" "$root/usr/bin/grandstand"
-install -D -m 0644 "$overlay/etc/systemd/system/grandstand.service" "$root/usr/lib/systemd/system/grandstand.service"
-install -D -m 0644 "$overlay/etc/grandstand/config.json" "$root/etc/grandstand/config.json"
-install -D -m 0644 "$overlay/etc/udev/rules.d/60-grandstand-gpio.rules" "$root/usr/lib/udev/rules.d/60-grandstand-gpio.rules"
-install -D -m 0644 "$overlay/usr/lib/sysusers.d/grandstand.conf" "$root/usr/lib/sysusers.d/grandstand.conf"
-install -D -m 0644 "$overlay/usr/lib/tmpfiles.d/grandstand.conf" "$root/usr/lib/tmpfiles.d/grandstand.conf"
-install -D -m 0644 "$overlay/etc/systemd/journald.conf.d/grandstand.conf" "$root/usr/lib/systemd/journald.conf.d/grandstand.conf"
-install -D -m 0644 "$overlay/etc/systemd/system/systemd-journal-gatewayd.socket.d/grandstand.conf" \
-    "$root/usr/lib/systemd/system/systemd-journal-gatewayd.socket.d/grandstand.conf"
+while read -r from to; do
+    case $from in ''|'#'*) continue ;; esac
+    install -D -m 0644 "$overlay/$from" "$root$to"
+done < "$pkg_dir/overlay-map.txt"
 for b in "$repo"/board/*/board.json; do
     install -D -m 0644 "$b" "$root/usr/share/grandstand/boards/$(basename "$(dirname "$b")").json"
 done

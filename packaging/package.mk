@@ -14,12 +14,14 @@ HOST_RELEASE_BIN = $(CURDIR)/.build/release/grandstand
 DEB_VERSION = $(or $(GRANDSTAND_DEB_VERSION),$(shell cat VERSION))
 DEB_ARM64 = $(DIST)/grandstand_$(DEB_VERSION)_arm64.deb
 DEB_AMD64 = $(DIST)/grandstand_$(DEB_VERSION)_amd64.deb
+# "Build N-1" of the VM's deb-upgrade check: the same binary, a lower version (VERSION~prev).
+DEB_ARM64_PREV = $(DIST)/grandstand_$(DEB_VERSION)~prev_arm64.deb
 
 DEPS += dpkg-dev lintian help2man binutils-aarch64-linux-gnu qemu-user-static mmdebstrap \
         e2fsprogs dosfstools mtools fdisk
 CHECK += deb-check image-check
 
-.PHONY: deb deb-arm64 deb-amd64 deb-check image image-check
+.PHONY: deb deb-arm64 deb-amd64 deb-check deb-previous image image-qemu-virt image-check
 deb: deb-arm64 deb-amd64
 
 deb-arm64: deps cross
@@ -32,6 +34,13 @@ deb-amd64: deps stamp
 
 deb-check: deb
 	packaging/check-deb.sh "$(DEB_ARM64)" "$(DEB_AMD64)"
+
+deb-previous: deps cross
+	GRANDSTAND_DEB_VERSION=$(DEB_VERSION)~prev packaging/build-deb.sh arm64 "$(ARM64_BIN)" "$(DIST)"
+
+# What `make test-vm` boots (tools/qemu/vm.mk).
+image-qemu-virt: deps deb-arm64
+	tools/image/build.sh qemu-virt "$(DEB_ARM64)" "$(DIST)"
 
 image: deps deb-arm64
 	tools/image/build.sh "$(BOARD)" "$(DEB_ARM64)" "$(DIST)"
