@@ -20,8 +20,8 @@ version=${GRANDSTAND_DEB_VERSION:-$(cat "$repo/VERSION")}
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$repo" log -1 --format=%ct 2>/dev/null || echo 0)}
 
 case $arch in
-    arm64) run=(qemu-aarch64-static -L "$sysroot" "$binary") ;;
-    amd64) run=("$binary") ;;
+    arm64) run=(qemu-aarch64-static -L "$sysroot" "$binary"); strip=aarch64-linux-gnu-strip ;;
+    amd64) run=("$binary"); strip="strip" ;;
     *) die "unknown architecture $arch (arm64 or amd64)" ;;
 esac
 
@@ -34,6 +34,8 @@ mkdir -p "$root/DEBIAN" "$doc"
 # Files: the product part of rootfs-overlay/, at the paths a package owns (/usr/lib for units,
 # udev rules and journald drop-ins; /etc only for the configuration the operator edits).
 install -D -m 0755 "$binary" "$root/usr/bin/grandstand"
+# As dh_strip: no symbols or debug info in the package (the cross build already strips).
+"$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/grandstand"
 while read -r from to; do
     case $from in ''|'#'*) continue ;; esac
     install -D -m 0644 "$overlay/$from" "$root$to"
@@ -100,7 +102,7 @@ else
         { cat "$work/shlibdeps.err" >&2; die "dpkg-shlibdeps failed"; }
 fi
 depends=${shlibs#shlibs:Depends=}
-[ -n "$depends" ] && [ "$depends" != "$shlibs" ] || die "dpkg-shlibdeps gave no Depends: $shlibs"
+{ [ -n "$depends" ] && [ "$depends" != "$shlibs" ]; } || die "dpkg-shlibdeps gave no Depends: $shlibs"
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 cat > "$root/DEBIAN/control" <<CONTROL
 Package: grandstand

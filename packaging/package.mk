@@ -27,9 +27,10 @@ deb: deb-arm64 deb-amd64
 deb-arm64: deps cross
 	packaging/build-deb.sh arm64 "$(ARM64_BIN)" "$(DIST)"
 
-# The host package needs a release host build (the only `swift build -c release` on the host).
+# The host package needs a release host build with the Swift runtime linked in statically (no
+# Swift runtime package exists in Debian bookworm): the only `swift build -c release` here.
 deb-amd64: deps stamp
-	$(SWIFT) build -c release --product grandstand $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --product grandstand --static-swift-stdlib $(SWIFT_BUILD_FLAGS)
 	packaging/build-deb.sh amd64 "$(HOST_RELEASE_BIN)" "$(DIST)"
 
 deb-check: deb

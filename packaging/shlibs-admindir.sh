@@ -9,7 +9,7 @@ set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: $0 DEBS_DIR SYSROOT OUT_DIR" >&2; exit 2; }
 debs=$1 sysroot=${2%/} out=$3
 stamp=$out/inputs
-want=$(ls -l "$debs"/*.deb | sha256sum | cut -c1-16)
+want=$(find "$debs" -maxdepth 1 -name "*.deb" -printf "%f %s\n" | sort | sha256sum | cut -c1-16)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then exit 0; fi
 rm -rf "$out"
 mkdir -p "$out/info" "$out/updates" "$out/triggers"

@@ -110,7 +110,7 @@ make_ext4() {
 }
 
 main() {
-    local key work root kver boot_part=0 root_part img boot_uuid="" root_partuuid disk_uuid
+    local key work root kver img boot_uuid="" root_partuuid disk_uuid
     mkdir -p "$IMAGE_CACHE" "$out"
     # The tree's inputs only (the step-2/3 code can change without rebuilding it).
     key=$({ declare -f build_tree; echo "$SLOW_HELPERS ${DPKG_EXCLUDES[*]}"; packages; cat "$deb"; } |
@@ -129,8 +129,8 @@ main() {
     root=$work/rootfs
     rm -rf "$root"
     cp -a "$work/tree" "$root"
-    kver=$(ls "$root/usr/lib/modules" | head -n1)
-    [ -f "$root/boot/vmlinuz-$kver" ] && [ -f "$root/boot/initrd.img-$kver" ] ||
+    kver=$(find "$root/usr/lib/modules" -mindepth 1 -maxdepth 1 -printf "%f\n" | head -n1)
+    { [ -f "$root/boot/vmlinuz-$kver" ] && [ -f "$root/boot/initrd.img-$kver" ]; } ||
         die "no kernel/initramfs for $kver in the tree"
     img=$out/grandstand-$board.img
     case $board in

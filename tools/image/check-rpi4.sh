@@ -5,6 +5,7 @@
 # no per-device identity baked in.
 # usage: check-rpi4.sh IMAGE
 set -euo pipefail
+# shellcheck disable=SC2015 # `test && ok || bad`: ok only echoes
 [ $# -eq 1 ] || { echo "usage: $0 IMAGE" >&2; exit 2; }
 img=$1
 fails=0
