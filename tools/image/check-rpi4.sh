@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2015 # `test && ok || bad`: ok only echoes
 # make image-check: structural checks of the rpi4 image, read from the file without mounting
 # (sfdisk for the table, mtools for the FAT boot partition, debugfs for the ext4 root):
 # partition table, boot files, cmdline.txt root=PARTUUID, fstab, unit enabled, overlay applied,
 # no per-device identity baked in.
 # usage: check-rpi4.sh IMAGE
 set -euo pipefail
-# shellcheck disable=SC2015 # `test && ok || bad`: ok only echoes
 [ $# -eq 1 ] || { echo "usage: $0 IMAGE" >&2; exit 2; }
 img=$1
 fails=0
@@ -51,7 +51,7 @@ rexists() { debugfs -R "stat $1" "$tmp/root.img" 2>&1 | grep -q '^Inode:'; }
 rlink() { debugfs -R "stat $1" "$tmp/root.img" 2>/dev/null | sed -n 's/^Fast link dest: "\(.*\)"$/\1/p'; }
 fstab=$(rcat /etc/fstab)
 grep -qE "^PARTUUID=$disk_id-02[[:space:]]+/[[:space:]]+ext4" <<< "$fstab" && ok "fstab: / on PARTUUID=$disk_id-02" || bad "fstab root: $fstab"
-grep -qE "^UUID=$boot_uuid[[:space:]]+/boot/firmware[[:space:]]+vfat" <<< "$fstab" && ok "fstab: /boot/firmware on UUID=$boot_uuid" || bad "fstab boot: $fstab"
+grep -qE "^UUID=${boot_uuid}[[:space:]]+/boot/firmware[[:space:]]+vfat" <<< "$fstab" && ok "fstab: /boot/firmware on UUID=$boot_uuid" || bad "fstab boot: $fstab"
 expect "grandstand binary installed" rexists /usr/bin/grandstand
 rcat /var/lib/dpkg/status | awk '/^Package: grandstand$/ { p = 1 } p && /^Status:/ { print; exit }' | grep -q 'install ok installed' &&
     ok "package grandstand installed (dpkg status)" || bad "package grandstand not installed"
