@@ -152,7 +152,7 @@ main() {
         root_partuuid=$(uuid root-partition)
         customize "$root" "$root_partuuid"
         make_ext4 "$root" "$work/root.img" grandstand-root "$(uuid rootfs)"
-        assemble "$img" gpt "$disk_uuid" "" "" "$work/root.img" "4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709" "$root_partuuid"
+        assemble "$img" gpt "$disk_uuid" "$work/root.img" "B921B045-1DF0-41C3-AF44-4C6F280D3FAE" "$root_partuuid"
         cp "$root/boot/vmlinuz-$kver" "$out/grandstand-$board.vmlinuz"
         cp "$root/boot/initrd.img-$kver" "$out/grandstand-$board.initrd"
         sed "s/@ROOT_PARTUUID@/$root_partuuid/" "$board_dir/cmdline.txt" > "$out/grandstand-$board.cmdline"

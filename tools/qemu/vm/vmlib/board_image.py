@@ -3,7 +3,7 @@
 The disk is a copy of grandstand-qemu-virt.img; the only change to it is the harness's
 test-only guest files (tools/qemu/vm/guest/: agent, serial autologin) written into the root
 partition with debugfs (no loop mount). Test data goes on a second disk (label
-gs-tests, mounted at /opt/grandstand-tests): the cross-built test bundle and Swift runtime for
+gs-tests, mounted at /opt/gstests, which /opt/grandstand-tests links to): the cross-built test bundle and Swift runtime for
 `kernel-suite`, and the packages of the `deb-upgrade` check.
 """
 import json
@@ -23,11 +23,11 @@ Before=local-fs.target
 
 [Mount]
 What=/dev/disk/by-label/gs-tests
-Where=/opt/grandstand-tests
+Where=/opt/gstests
 Type=ext4
 Options=nofail
 """
-MOUNT_UNIT_NAME = "opt-grandstand\\x2dtests.mount"
+MOUNT_UNIT_NAME = "opt-gstests.mount"  # /opt/grandstand-tests links to it (no unit-name escaping)
 
 
 class BoardImage:
@@ -60,9 +60,11 @@ def _debugfs(partition, commands):
     """Runs debugfs -w commands on an ext4 image; ImageError naming the first failure."""
     proc = subprocess.run(["debugfs", "-w", "-f", "-", str(partition)], input="\n".join(commands) + "\n",
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # debugfs echoes each command ("debugfs: …") and reports errors on the lines after it; an
+    # existing directory (mkdir) and a missing file (rm before write) are expected.
+    benign = ("already exists", "File not found by ext2_lookup", "Allocated inode")
     errors = [line for line in proc.stdout.splitlines()
-              if ": " in line and not line.startswith("debugfs ") and "File exists" not in line
-              and "File not found by ext2_lookup" not in line]
+              if line.strip() and not line.startswith("debugfs") and not any(b in line for b in benign)]
     if proc.returncode != 0 or errors:
         raise base_image.ImageError(f"debugfs on {partition} failed: {errors[:3] or proc.returncode}")
 
@@ -102,7 +104,8 @@ def compose(board_image, run_dir, suite=None, debs=()):
         (units / MOUNT_UNIT_NAME).write_text(MOUNT_UNIT)
         (units / "local-fs.target.wants").mkdir(parents=True, exist_ok=True)
         (units / "local-fs.target.wants" / MOUNT_UNIT_NAME).symlink_to(f"/etc/systemd/system/{MOUNT_UNIT_NAME}")
-        (staging / "opt/grandstand-tests").mkdir(parents=True)
+        (staging / "opt/gstests").mkdir(parents=True)
+        (staging / "opt/grandstand-tests").symlink_to("gstests")
         data = _data_disk(run_dir, suite, debs)
     _debugfs(partition, _guest_commands(staging))
     shutil.rmtree(staging)
