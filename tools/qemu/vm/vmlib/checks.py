@@ -937,3 +937,57 @@ def stop(ctx):
     # Released lines keep their last level: the daemon must have darkened the LED itself.
     high = ctx.gpio_high_as_is("service")
     expect(high == ctx.board["leds"]["service"]["activeLow"], "service LED still lit after stop")
+
+
+# The .deb's upgrade path on the booted qemu-virt image (vm.py test --image … --deb … --deb-previous …;
+# packaging/ and docs/flashing.md). Runs last: it removes and purges the package, then reinstalls it.
+UPGRADE_KEPT = ["/etc/grandstand/config.json", "/var/lib/grandstand/device-uuid",
+                "/var/lib/grandstand/management-token", "/var/lib/grandstand/reports/upgrade-check.json",
+                "/var/cache/grandstand/upgrade-check"]
+
+
+@check("deb-upgrade")
+def deb_upgrade(ctx):
+    """Build N-1 installed, config edited, device UUID, cache and a queued report written; the
+    upgrade to N keeps them all and restarts the daemon; remove keeps state and cache; purge
+    wipes them (and the package comes back for a clean end)."""
+    debs = ctx.run("ls /opt/grandstand-tests/debs/*.deb", expect_ok=False).output.split()
+    expect(debs, "no packages on the data disk: this check needs vm.py test --image … --deb … --deb-previous … "
+                 "(`make test-vm` passes them)")
+    current = ctx.run("dpkg-query -W -f '${Version}' grandstand").output.strip()
+    new = [d for d in debs if f"_{current}_" in d]
+    old = [d for d in debs if f"_{current}_" not in d]
+    expect(new and old, f"need the image's .deb ({current}) and build N-1 on the data disk, found {debs}")
+    ctx.run(f"dpkg -i {old[0]}", timeout=300)
+    previous = ctx.run("dpkg-query -W -f '${Version}' grandstand").output.strip()
+    expect(previous != current, f"build N-1 did not install: version still {current}")
+    expect(ctx.run("systemctl is-active grandstand.service", expect_ok=False).output.strip() == "active",
+           f"daemon not active after installing N-1:\n{ctx.unit_log()}")
+    ctx.run("set -e; sed -i 's/\"logLevel\": \"info\"/\"logLevel\": \"debug\"/' /etc/grandstand/config.json\n"
+            "grep -q '\"logLevel\": \"debug\"' /etc/grandstand/config.json\n"
+            "cd /var/lib/grandstand; [ -s device-uuid ] || cat /proc/sys/kernel/random/uuid > device-uuid\n"
+            "mkdir -p reports; echo '{\"queued\": true}' > reports/upgrade-check.json\n"
+            "[ -s management-token ] || echo upgrade-check-token > management-token\n"
+            "echo cached > /var/cache/grandstand/upgrade-check\n"
+            "chown -R grandstand:grandstand /var/lib/grandstand /var/cache/grandstand")
+    before = ctx.run("sha256sum " + " ".join(UPGRADE_KEPT)).output
+    pid = ctx.service("MainPID")["MainPID"]
+    ctx.run(f"DEBIAN_FRONTEND=noninteractive dpkg -i {new[0]}", timeout=300)
+    expect(ctx.run("dpkg-query -W -f '${Version}' grandstand").output.strip() == current, "upgrade to N failed")
+    after = ctx.run("sha256sum " + " ".join(UPGRADE_KEPT), expect_ok=False).output
+    expect(after == before, f"the upgrade changed kept files:\nbefore:\n{before}\nafter:\n{after}")
+    props = ctx.service("ActiveState", "MainPID")
+    expect(props["ActiveState"] == "active" and props["MainPID"] != pid,
+           f"daemon not restarted by the upgrade (PID {pid} -> {props}):\n{ctx.unit_log()}")
+    ctx.run("dpkg -r grandstand", timeout=300)
+    expect(ctx.run("systemctl is-active grandstand.service", expect_ok=False).output.strip() != "active",
+           "daemon still active after dpkg -r")
+    kept = ctx.run("sha256sum " + " ".join(UPGRADE_KEPT), expect_ok=False).output
+    expect(kept == before, f"dpkg -r did not keep config, state and cache:\n{kept}")
+    ctx.run("dpkg -P grandstand", timeout=300)
+    left = ctx.run("ls -d /etc/grandstand /var/lib/grandstand /var/cache/grandstand 2>/dev/null",
+                   expect_ok=False).output.strip()
+    expect(not left, f"dpkg -P left {left}")
+    ctx.run(f"dpkg -i {new[0]}", timeout=300)
+    expect(ctx.run("systemctl is-active grandstand.service", expect_ok=False).output.strip() == "active",
+           f"daemon not active after reinstalling:\n{ctx.unit_log()}")
