@@ -19,9 +19,12 @@ DEB_ARM64_PREV = $(DIST)/grandstand_$(DEB_VERSION)~prev_arm64.deb
 
 DEPS += dpkg-dev lintian help2man binutils-aarch64-linux-gnu qemu-user-static mmdebstrap \
         e2fsprogs dosfstools mtools fdisk
-CHECK += deb-check image-check
+# In `make check`: the arm64 package (the one operators install) and lintian. The host package
+# (a second, host release build) and the images (two mmdebstrap runs) are run by hand until their
+# CI cost is measured (docs/flashing.md).
+CHECK += deb-check-arm64
 
-.PHONY: deb deb-arm64 deb-amd64 deb-check deb-previous image image-qemu-virt image-check
+.PHONY: deb deb-arm64 deb-amd64 deb-check deb-check-arm64 deb-previous image image-qemu-virt image-check
 deb: deb-arm64 deb-amd64
 
 deb-arm64: deps cross
@@ -35,6 +38,9 @@ deb-amd64: deps stamp
 
 deb-check: deb
 	packaging/check-deb.sh "$(DEB_ARM64)" "$(DEB_AMD64)"
+
+deb-check-arm64: deb-arm64
+	packaging/check-deb.sh "$(DEB_ARM64)"
 
 deb-previous: deps cross
 	GRANDSTAND_DEB_VERSION=$(DEB_VERSION)~prev packaging/build-deb.sh arm64 "$(ARM64_BIN)" "$(DIST)"

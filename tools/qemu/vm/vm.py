@@ -110,6 +110,9 @@ def command_test(args, cache):
     started = time.monotonic()
     # "boot" always runs: the others assume a booted system.
     selected = [(n, f) for n, f in checks.CHECKS if not args.only or n in args.only or n == "boot"]
+    if not args.image and any(n in checks.IMAGE_ONLY for n, _ in selected):
+        say(f"not run (they need --image, `make test-vm-image`): {', '.join(sorted(checks.IMAGE_ONLY))}")
+        selected = [(n, f) for n, f in selected if n not in checks.IMAGE_ONLY]
     unknown = set(args.only or []) - {n for n, _ in checks.CHECKS}
     if unknown:
         sys.exit(f"vm.py: unknown checks {sorted(unknown)}; see `vm.py list`")

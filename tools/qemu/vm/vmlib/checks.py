@@ -16,6 +16,8 @@ STOPPING_ID = "4b72d99bb2234fe3b7889315cafbfe33"
 CAP_NET_RAW = 1 << 13
 
 CHECKS = []
+# Checks that need the shipped image and its packages (vm.py test --image …).
+IMAGE_ONLY = {"deb-upgrade"}
 
 
 class CheckFailed(Exception):
