@@ -31,6 +31,8 @@ final class Daemon {
     private(set) var health: HealthLoop?
     private(set) var reporter: Reporter?
     let followers = LogFollowers()
+    /// Catalog search, recordings, timelines (Catalog/OperatorServices.swift).
+    let services: OperatorServices
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
          ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil, configPath: String? = nil) {
@@ -40,6 +42,7 @@ final class Daemon {
         self.events = events
         self.ingestSettings = ingest
         self.gateway = Gateway(settings: gateway ?? Gateway.Settings(hls: config.hls))
+        services = OperatorServices(config: config, gateway: self.gateway, events: events)
     }
 
     /// The settings `grandstand run` uses: the config's interface and policy, FEC on ISA-L.
@@ -105,7 +108,8 @@ final class Daemon {
         var managementRoutes = ManagementRoutes(runtime: runtime, status: report, gateway: gateway, ingest: snapshot)
         managementRoutes.followers = followers
         managementRoutes.extra = { healthRoutes.handle($0) }
-        box.install(fan: FanRoutes(status: report, gateway: gateway), management: managementRoutes)
+        managementRoutes.services = services
+        box.install(fan: FanRoutes(status: report, gateway: gateway, services: services), management: managementRoutes)
         runtime.statusLine { report.summary }
         if let ingestSettings {
             let events = self.events
@@ -118,6 +122,7 @@ final class Daemon {
         managementServer = management
         status = report
         gateway.start()
+        services.start()
         live?.start()
         ingestSlot.live = live
         health.setLifecycle(.running)
@@ -191,6 +196,7 @@ final class Daemon {
         health?.setLifecycle(.stopping)
         ingestSlot.take()?.stop()
         gateway.stop()
+        services.stop()
         stopHealth()
         followers.stopAll()   // streams end before the listener that carries them
         fanServer?.stop()

@@ -31,10 +31,12 @@ struct ManagementRoutes: Sendable {
     var followers = LogFollowers()
     /// Routes other files add (HealthRoutes: LEDs, debug faults); nil answer = not theirs.
     var extra: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil
+    /// Catalog, recordings and timelines (Catalog/OperatorServices.swift).
+    var services: OperatorServices? = nil
 
     /// Every route; other files add theirs here with one `+ …routes` term.
     var table: [ManagementRoute] {
-        coreRoutes
+        coreRoutes + (services?.managementRoutes ?? [])
     }
 
     private var coreRoutes: [ManagementRoute] {
