@@ -8,14 +8,25 @@ import HTTPServer
 final class OperatorServices: Sendable {
     let catalogFeed: CatalogFeed
     let catalog: CatalogRoutes
+    let recorder: Recorder
+    let records: RecordRoutes
 
     init(config: GatewayConfig, gateway: Gateway, events: EventLog) {
         catalogFeed = CatalogFeed(settings: config.catalog, events: events)
         catalog = CatalogRoutes(feed: catalogFeed, gateway: gateway)
+        recorder = Recorder(store: RecordStore(stateDirectory: config.stateDirectory), gateway: gateway, events: events)
+        records = RecordRoutes(recorder: recorder)
     }
 
-    func start() { catalogFeed.start() }
-    func stop() { catalogFeed.stop() }
+    func start() {
+        catalogFeed.start()
+        recorder.start()
+    }
+
+    func stop() {
+        catalogFeed.stop()
+        recorder.stop()
+    }
 
     /// The fan listener's answer for paths these features own, nil for any other path.
     func fan(_ request: HTTPRequest) -> HTTPResponse? {
@@ -23,8 +34,8 @@ final class OperatorServices: Sendable {
         if path == "/catalog" || path.hasPrefix("/catalog/") {
             return catalog.handle(request, rest: String(path.dropFirst("/catalog".count)))
         }
-        return nil
+        return records.fan(request)
     }
 
-    var managementRoutes: [ManagementRoute] { catalog.managementRoutes }
+    var managementRoutes: [ManagementRoute] { catalog.managementRoutes + records.managementRoutes }
 }
