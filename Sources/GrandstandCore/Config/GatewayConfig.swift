@@ -61,6 +61,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var hls = HLS()
     /// Periodic stats reports (`reporting` in the file; docs/reporting.md).
     public var reporting = Reporting()
+    /// The fixtures feed for catalog search (`catalog`; docs/catalog.md).
+    public var catalog = CatalogSource()
 }
 
 /// A numeric listen address `host:port` (`[v6]:port` for IPv6).

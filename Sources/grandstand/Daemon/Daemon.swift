@@ -33,6 +33,8 @@ final class Daemon {
     let followers = LogFollowers()
     /// Enables the debug fault route (GRANDSTAND_DEBUG_FAULTS=1 in the environment; tests set it).
     var debugFaults = getenv("GRANDSTAND_DEBUG_FAULTS").map { String(cString: $0) == "1" } ?? false
+    /// Catalog search, recordings, timelines (Catalog/OperatorServices.swift).
+    let services: OperatorServices
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
          ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil, configPath: String? = nil) {
@@ -43,6 +45,7 @@ final class Daemon {
         self.ingestSettings = ingest
         self.gateway = Gateway(settings: gateway ?? Gateway.Settings(hls: config.hls))
         self.gateway.files.sink = DirectoryFileSink(root: config.stateDirectory + "/files")
+        services = OperatorServices(config: config, gateway: self.gateway, events: events)
     }
 
     /// The settings `grandstand run` uses: the config's interface and policy, FEC on ISA-L.
@@ -111,7 +114,8 @@ final class Daemon {
         let eventRoutes = ManagementEventRoutes(hub: events.hub) { StatusReport.serviceJSON(health.snapshot) }
         managementRoutes.extra = { healthRoutes.handle($0) ?? eventRoutes.handle($0) }
         managementRoutes.statsExtra = WiFiStatus(config: config) { health.snapshot.state.inVenue }.members
-        box.install(fan: FanRoutes(status: report, gateway: gateway), management: managementRoutes)
+        managementRoutes.services = services
+        box.install(fan: FanRoutes(status: report, gateway: gateway, services: services), management: managementRoutes)
         let listeners = report.summary
         runtime.statusLine { "\(health.snapshot.statusLine); \(listeners)" }
         health.onStatusLine { line in _ = try? Notifier().notify(.status("\(line); \(listeners)")) }
@@ -126,6 +130,7 @@ final class Daemon {
         managementServer = management
         status = report
         gateway.start()
+        services.start()
         live?.start()
         ingestSlot.live = live
         health.setLifecycle(.running)
@@ -203,6 +208,7 @@ final class Daemon {
         health?.setLifecycle(.stopping)
         ingestSlot.take()?.stop()
         gateway.stop()
+        services.stop()
         stopHealth()
         followers.stopAll()   // streams end before the listener that carries them
         events.hub.finishAll()

@@ -33,10 +33,12 @@ struct ManagementRoutes: Sendable {
     var extra: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil
     /// Members added to `GET /api/v1/stats` (WiFiStatus: the Wi-Fi interfaces, in-venue).
     var statsExtra: (@Sendable () -> [(String, JSONValue)])? = nil
+    /// Catalog, recordings and timelines (Catalog/OperatorServices.swift).
+    var services: OperatorServices? = nil
 
     /// Every route; other files add theirs here with one `+ …routes` term.
     var table: [ManagementRoute] {
-        coreRoutes + FileRoutes.management(gateway)
+        coreRoutes + FileRoutes.management(gateway) + (services?.managementRoutes ?? [])
     }
 
     private var coreRoutes: [ManagementRoute] {

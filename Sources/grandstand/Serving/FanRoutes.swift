@@ -9,6 +9,8 @@ import HTTPServer
 struct FanRoutes: Sendable {
     let status: StatusReport
     let gateway: Gateway
+    /// Catalog, recordings and timelines (Catalog/OperatorServices.swift); nil in bare tests.
+    var services: OperatorServices? = nil
 
     /// The listener's libmicrohttpd settings from `listeners.fanLimits`.
     static func serverConfiguration(_ address: ListenAddress, _ limits: GatewayConfig.FanLimits) -> HTTPServer.Configuration {
@@ -40,6 +42,7 @@ struct FanRoutes: Sendable {
         default:
             return HTTPResponse(status: 405, headers: [("Allow", "GET, HEAD, OPTIONS")], body: Array("method not allowed\n".utf8))
         }
+        if let answer = services?.fan(request) { return answer }
         switch request.path {
         case "/health": return Self.noCache(.json(status.json().encoded + "\n"), "no-store")
         case "/", "/index.html": return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"),
