@@ -84,8 +84,8 @@ public struct CacheItem: Sendable, Equatable {
         errorDetail = next == .failed ? detail : nil
     }
 
-    /// Sets the state without the machine: only replay and recovery, which restore a recorded state.
-    mutating func restore(_ recorded: CacheItemState) { state = recorded }
+    /// Sets the state without the machine: only for recovery, which restores or repairs a recorded state.
+    public mutating func restore(_ recorded: CacheItemState) { state = recorded }
 
     /// Bytes on disk (what counts against the cache size).
     public var storedBytes: Int { files.reduce(0) { $0 + $1.size } }

@@ -18,10 +18,24 @@ public struct SHA256: Sendable {
 
     public mutating func update(_ bytes: some Collection<UInt8>) {
         length &+= UInt64(bytes.count)
-        for byte in bytes {
-            buffer.append(byte)
-            if buffer.count == 64 { compress(); buffer.removeAll(keepingCapacity: true) }
+        let array = Array(bytes)
+        var offset = 0
+        if !buffer.isEmpty {
+            let take = min(64 - buffer.count, array.count)
+            buffer.append(contentsOf: array[0..<take])
+            offset = take
+            guard buffer.count == 64 else { return }
+            let block = buffer
+            block.withUnsafeBufferPointer { compress($0.baseAddress!) }
+            buffer.removeAll(keepingCapacity: true)
         }
+        array.withUnsafeBufferPointer { input in
+            while array.count - offset >= 64 {
+                compress(input.baseAddress! + offset)
+                offset += 64
+            }
+        }
+        buffer.append(contentsOf: array[offset...])
     }
 
     /// The digest as 64 lowercase hex digits.
@@ -30,12 +44,14 @@ public struct SHA256: Sendable {
         buffer.append(0x80)
         if buffer.count > 56 {
             while buffer.count < 64 { buffer.append(0) }
-            compress()
+            let block = buffer
+            block.withUnsafeBufferPointer { compress($0.baseAddress!) }
             buffer.removeAll(keepingCapacity: true)
         }
         while buffer.count < 56 { buffer.append(0) }
         for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        compress()
+        let block = buffer
+        block.withUnsafeBufferPointer { compress($0.baseAddress!) }
         buffer.removeAll()
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
@@ -51,10 +67,11 @@ public struct SHA256: Sendable {
         return hash.finalizeHex()
     }
 
-    private mutating func compress() {
+    /// One 64-byte block at `block` (always 64 readable bytes: a full buffer or input slice).
+    private mutating func compress(_ block: UnsafePointer<UInt8>) {
         var w = [UInt32](repeating: 0, count: 64)
         for i in 0..<16 {
-            w[i] = UInt32(buffer[4 * i]) << 24 | UInt32(buffer[4 * i + 1]) << 16 | UInt32(buffer[4 * i + 2]) << 8 | UInt32(buffer[4 * i + 3])
+            w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
         }
         for i in 16..<64 {
             let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
