@@ -120,6 +120,11 @@ public final class ContentStore {
         }.map(\.id).sorted()
     }
 
+    /// Removes resumable downloads whose name starts with `prefix` (an item's).
+    public func removePartials(prefix: String) {
+        for name in FileIO.list(partialPath) where name.hasPrefix(prefix) { unlink(partialPath + "/" + name) }
+    }
+
     public var freeDiskBytes: Int { FileIO.freeBytes(directory) ?? 0 }
     public var journalBytes: Int { journalLength }
 

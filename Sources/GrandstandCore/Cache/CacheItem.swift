@@ -61,6 +61,10 @@ public struct CacheItem: Sendable, Equatable {
     public var files: [CacheFile] = []
     /// Bytes the complete item holds, when the metadata said.
     public var expectedBytes: Int?
+    /// The origin URL of the item's HLS master (or media) playlist, which its stored paths are relative to.
+    public var originURL: String?
+    /// Seconds of an HLS item to pre-position (nil: all of it).
+    public var prepositionSeconds: Double?
     public var locked = false
     public var createdNanoseconds: Int64
     public var lastAccessNanoseconds: Int64

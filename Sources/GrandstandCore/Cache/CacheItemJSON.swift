@@ -9,6 +9,8 @@ extension CacheItem {
         if let error { members.append(("error", .string(error.rawValue))) }
         if let errorDetail { members.append(("errorDetail", .string(errorDetail))) }
         if let expectedBytes { members.append(("expectedBytes", .number(Double(expectedBytes)))) }
+        if let originURL { members.append(("originURL", .string(originURL))) }
+        if let prepositionSeconds { members.append(("prepositionSeconds", .number(prepositionSeconds))) }
         members += [
             ("storedBytes", .number(Double(storedBytes))), ("locked", .bool(locked)),
             ("created", .string(String(createdNanoseconds))), ("lastAccess", .string(String(lastAccessNanoseconds))),
@@ -39,6 +41,8 @@ extension CacheItem {
         if case .string(let detail)? = json["errorDetail"] { errorDetail = detail }
         if case .number(let bytes)? = json["expectedBytes"] { expectedBytes = Int(bytes) }
         if case .bool(let value)? = json["locked"] { locked = value }
+        if case .string(let url)? = json["originURL"] { originURL = url }
+        if case .number(let seconds)? = json["prepositionSeconds"] { prepositionSeconds = seconds }
         if case .array(let list)? = json["files"] {
             for entry in list {
                 guard case .string(let path)? = entry["path"], case .number(let size)? = entry["size"],

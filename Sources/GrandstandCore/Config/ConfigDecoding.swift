@@ -27,7 +27,7 @@ extension GatewayConfig {
     static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> GatewayConfig? {
         guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board",
                                                                          "streamers", "channels", "discovery", "fec", "health", "hls",
-                                                                         "stateDirectory", "logLevel", "reporting"]) else {
+                                                                         "stateDirectory", "logLevel", "reporting", "cache"]) else {
             return nil
         }
         let license = decodeLicense(root, &reader)
@@ -84,6 +84,7 @@ extension GatewayConfig {
         config.health = health
         config.hls = hls
         config.reporting = reporting
+        config.cache = decodeCache(root, stateDirectory: config.stateDirectory, &reader)
         return config
     }
 

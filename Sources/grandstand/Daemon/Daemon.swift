@@ -31,6 +31,8 @@ final class Daemon {
     private(set) var health: HealthLoop?
     private(set) var reporter: Reporter?
     let followers = LogFollowers()
+    /// The content cache and prefetcher (`cache` in the config; Cache/ContentCache.swift).
+    private(set) var cache: ContentCache?
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
          ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil, configPath: String? = nil) {
@@ -62,6 +64,7 @@ final class Daemon {
             printError("grandstand: generated the management token in \(TokenStore.path(stateDirectory: config.stateDirectory))")
         }
         let runtime = RuntimeConfig(config: config, token: token, path: configPath, events: events)
+        let cache = try config.cache.map { try ContentCache($0) }   // recovery first: an unusable cache is a start error
         MediaCodecLibrary.quietLogging()
         let gateway = self.gateway
         var live: LiveIngest?
@@ -104,8 +107,10 @@ final class Daemon {
                                         injectFault: Self.faultInjection(live: live, events: events))
         var managementRoutes = ManagementRoutes(runtime: runtime, status: report, gateway: gateway, ingest: snapshot)
         managementRoutes.followers = followers
-        managementRoutes.extra = { healthRoutes.handle($0) }
-        box.install(fan: FanRoutes(status: report, gateway: gateway), management: managementRoutes)
+        managementRoutes.extra = { request in healthRoutes.handle(request) ?? cache.flatMap { CacheRoutes(cache: $0).handle(request) } }
+        box.install(fan: FanRoutes(status: report, gateway: gateway, cache: cache.map(CacheFanRoutes.init)), management: managementRoutes)
+        self.cache = cache
+        cache?.start()
         runtime.statusLine { report.summary }
         if let ingestSettings {
             let events = self.events
@@ -186,6 +191,7 @@ final class Daemon {
 
     /// Stops the capture, answers held requests, then closes the listeners.
     func stop() {
+        cache?.stop()
         reporter?.stop()
         reporter = nil
         health?.setLifecycle(.stopping)

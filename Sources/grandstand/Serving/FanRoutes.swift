@@ -9,6 +9,8 @@ import HTTPServer
 struct FanRoutes: Sendable {
     let status: StatusReport
     let gateway: Gateway
+    /// `/items/ID/…` from the content cache (docs/cache.md), nil without one.
+    var cache: CacheFanRoutes? = nil
 
     /// The listener's libmicrohttpd settings from `listeners.fanLimits`.
     static func serverConfiguration(_ address: ListenAddress, _ limits: GatewayConfig.FanLimits) -> HTTPServer.Configuration {
@@ -47,6 +49,7 @@ struct FanRoutes: Sendable {
                                                     body: Array(FanPage.html.utf8))
         case "/channels.json": return Self.noCache(.json(ChannelCatalog.json(gateway).encoded + "\n"))
         default:
+            if request.path.hasPrefix("/items/"), let cache { return cache.handle(request) }
             guard request.path.hasPrefix("/channels/") else { return .text(404, "not found") }
             return channelResource(request, responder)
         }
