@@ -2,7 +2,7 @@ import GrandstandCore
 
 /// The origin's answer for one content id (docs/cache.md "Origin"):
 /// `{"id":…, "category":…, "files":[{"url","path"?,"size"?,"sha256"?,"contentType"?}], "hls":"…/master.m3u8"}`.
-/// Relative URLs resolve against `cache.origin.mediaBaseURL` (files) or the metadata URL (hls).
+/// Relative URLs (files and hls) resolve against `cache.origin.mediaBaseURL`, else the metadata URL.
 struct OriginMetadata {
     struct File {
         var url: String

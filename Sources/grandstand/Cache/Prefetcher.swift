@@ -40,8 +40,8 @@ extension ContentCache {
             return existing
         }
         if self.item(request.id) != nil { try deleteFiles(request.id, tombstone: true) }
+        lockedTokens { $0[request.id] = fetch }   // before the item exists: the scheduler may start it at once
         try insert(item)
-        lockedTokens { $0[request.id] = fetch }
         schedule()
         return item
     }
@@ -118,12 +118,13 @@ extension ContentCache {
         do {
             var metadata = try loadMetadata(id, fetch: fetch, stop: stop)
             guard !stop() else { return settle(id, control) }
+            let master = metadata.hls.map { fetch.resolve($0, fetch.origin.mediaBaseURL ?? metadata.url) }
             try update(id) { item in
                 if item.state == .metadataNotReceived { try item.move(to: .discovered) }
                 if item.state == .discovered { try item.move(to: .queued) }
                 if item.category.isEmpty, let category = metadata.category { item.category = category }
                 item.expectedBytes = metadata.totalBytes
-                item.originURL = metadata.hls
+                item.originURL = master
             }
             let blocks = policy.blocks(usage(), nowSeconds: now() / 1_000_000_000).filter { $0 != .concurrencyLimit }
             guard blocks.isEmpty else {
@@ -132,9 +133,9 @@ extension ContentCache {
             }
             try update(id) { try $0.move(to: .downloading) }
             var complete = try downloadFiles(id, metadata.files, fetch: fetch, stop: stop)
-            if let hls = metadata.hls {
+            if let master {
                 let seconds = item(id)?.prepositionSeconds
-                complete = try downloadHLS(id, master: fetch.resolve(hls, metadata.url), seconds: seconds, fetch: fetch, stop: stop) && complete
+                complete = try downloadHLS(id, master: master, seconds: seconds, fetch: fetch, stop: stop) && complete
             }
             metadata.files = []
             guard !stop() else { return settle(id, control) }
