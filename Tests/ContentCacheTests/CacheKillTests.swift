@@ -27,8 +27,11 @@ import Glibc
         var random = SystemRandomNumberGenerator()
         for round in 0..<kills {
             let writer = Process()
-            writer.executableURL = URL(fileURLWithPath: Self.binary)
-            writer.arguments = ["write", scratch.path, String(round + 1)]
+            var command = [Self.binary, "write", scratch.path, String(round + 1)]
+            // Under qemu-user the arm64 writer runs through the emulator (which SIGKILL ends just the same).
+            if let runner = ProcessInfo.processInfo.environment["GRANDSTAND_QEMU_USER_RUNNER"] { command.insert(runner, at: 0) }
+            writer.executableURL = URL(fileURLWithPath: command[0])
+            writer.arguments = Array(command.dropFirst())
             let pipe = Pipe()
             writer.standardOutput = pipe
             try writer.run()

@@ -47,7 +47,7 @@ final class CacheOrigin {
     func media(_ path: String, _ bytes: [UInt8]) throws {
         try FileManager.default.createDirectory(atPath: root + "/media/" + (path as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: root + "/media/" + path, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: root + "/media/" + path, contents: Data(bytes))
     }
 
     /// Requests seen so far: `PATH RANGE X-TOKEN QUERY` lines.

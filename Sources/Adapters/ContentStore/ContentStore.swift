@@ -90,9 +90,10 @@ public final class ContentStore {
     /// into the store after checking its size and hash; a mismatch throws and leaves it in place.
     @discardableResult
     public func adopt(_ temp: String, sha256 expected: String? = nil, size expectedSize: Int? = nil, itemID id: String,
-                      path: String, contentType: String? = nil, now: Int64,
+                      path: String, contentType: String? = nil, now: Int64, hashed: (digest: String, size: Int)? = nil,
                       _ mutate: (inout CacheItem) -> Void) throws(ContentStoreError) -> CacheFile {
-        let (digest, size) = try FileIO.sha256(temp)
+        let digest: String, size: Int
+        if let hashed { (digest, size) = hashed } else { (digest, size) = try FileIO.sha256(temp) }
         if let expectedSize, size != expectedSize {
             throw ContentStoreError("verify", temp, code: EIO, reason: "\(size) bytes, expected \(expectedSize)")
         }
@@ -109,6 +110,10 @@ public final class ContentStore {
         if let replaced, replaced.sha256 != digest { unlinkUnreferenced([replaced]) }
         return file
     }
+
+    /// SHA-256 and size of a file, for hashing a large download before taking the caller's lock
+    /// (then passed to `adopt` as `hashed`).
+    public static func hash(_ path: String) throws(ContentStoreError) -> (digest: String, size: Int) { try FileIO.sha256(path) }
 
     /// Re-hashes every stored file: the ids whose bytes do not match their record.
     public func verify() -> [String] {

@@ -119,9 +119,11 @@ final class ContentCache: ReceivedFileSink, @unchecked Sendable {
 
     /// Moves a finished partial download into the item after size and hash checks.
     func adopt(_ partial: String, sha256: String?, size: Int, id: String, path: String, contentType: String?) throws {
+        let hashed = try ContentStore.hash(partial)   // outside the lock: fans keep being served meanwhile
         try lock.withLock {
             try makeRoom(for: size, keep: id)
-            try store.adopt(partial, sha256: sha256, size: size, itemID: id, path: path, contentType: contentType, now: now()) { _ in }
+            try store.adopt(partial, sha256: sha256, size: size, itemID: id, path: path, contentType: contentType, now: now(),
+                            hashed: hashed) { _ in }
         }
     }
 
