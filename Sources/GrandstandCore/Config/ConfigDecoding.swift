@@ -27,7 +27,7 @@ extension GatewayConfig {
     static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> GatewayConfig? {
         guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board",
                                                                          "streamers", "channels", "discovery", "fec", "health", "hls",
-                                                                         "stateDirectory", "logLevel", "reporting", "catalog"]) else {
+                                                                         "stateDirectory", "logLevel", "reporting", "catalog", "cache"]) else {
             return nil
         }
         let license = decodeLicense(root, &reader)
@@ -86,6 +86,7 @@ extension GatewayConfig {
         config.hls = hls
         config.reporting = reporting
         config.catalog = catalog
+        config.cache = decodeCache(root, stateDirectory: config.stateDirectory, &reader)
         return config
     }
 

@@ -63,6 +63,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var reporting = Reporting()
     /// The fixtures feed for catalog search (`catalog`; docs/catalog.md).
     public var catalog = CatalogSource()
+    /// The content cache and prefetch origin (`cache`; docs/cache.md); nil: no cache.
+    public var cache: Cache?
 }
 
 /// A numeric listen address `host:port` (`[v6]:port` for IPv6).

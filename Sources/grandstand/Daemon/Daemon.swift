@@ -35,6 +35,8 @@ final class Daemon {
     var debugFaults = getenv("GRANDSTAND_DEBUG_FAULTS").map { String(cString: $0) == "1" } ?? false
     /// Catalog search, recordings, timelines (Catalog/OperatorServices.swift).
     let services: OperatorServices
+    /// The content cache and prefetcher (`cache` in the config; Cache/ContentCache.swift).
+    private(set) var cache: ContentCache?
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
          ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil, configPath: String? = nil) {
@@ -68,6 +70,7 @@ final class Daemon {
             printError("grandstand: generated the management token in \(TokenStore.path(stateDirectory: config.stateDirectory))")
         }
         let runtime = RuntimeConfig(config: config, token: token, path: configPath, events: events)
+        let cache = try config.cache.map { try ContentCache($0) }   // recovery first: an unusable cache is a start error
         MediaCodecLibrary.quietLogging()
         let gateway = self.gateway
         var live: LiveIngest?
@@ -112,10 +115,16 @@ final class Daemon {
         var managementRoutes = ManagementRoutes(runtime: runtime, status: report, gateway: gateway, ingest: snapshot)
         managementRoutes.followers = followers
         let eventRoutes = ManagementEventRoutes(hub: events.hub) { StatusReport.serviceJSON(health.snapshot) }
-        managementRoutes.extra = { healthRoutes.handle($0) ?? eventRoutes.handle($0) }
+        managementRoutes.extra = { request in
+            healthRoutes.handle(request) ?? eventRoutes.handle(request) ?? cache.flatMap { CacheRoutes(cache: $0).handle(request) }
+        }
         managementRoutes.statsExtra = WiFiStatus(config: config) { health.snapshot.state.inVenue }.members
         managementRoutes.services = services
-        box.install(fan: FanRoutes(status: report, gateway: gateway, services: services), management: managementRoutes)
+        box.install(fan: FanRoutes(status: report, gateway: gateway, services: services, cache: cache.map(CacheFanRoutes.init)),
+                    management: managementRoutes)
+        self.cache = cache
+        if let cache { gateway.files.sink = cache }   // one store for received files and prefetched items
+        cache?.start()
         let listeners = report.summary
         runtime.statusLine { "\(health.snapshot.statusLine); \(listeners)" }
         health.onStatusLine { line in _ = try? Notifier().notify(.status("\(line); \(listeners)")) }
@@ -203,6 +212,7 @@ final class Daemon {
 
     /// Stops the capture, answers held requests, then closes the listeners.
     func stop() {
+        cache?.stop()
         reporter?.stop()
         reporter = nil
         health?.setLifecycle(.stopping)

@@ -11,6 +11,8 @@ struct FanRoutes: Sendable {
     let gateway: Gateway
     /// Catalog, recordings and timelines (Catalog/OperatorServices.swift); nil in bare tests.
     var services: OperatorServices? = nil
+    /// `/items/ID/…` from the content cache (docs/cache.md), nil without one.
+    var cache: CacheFanRoutes? = nil
 
     /// The listener's libmicrohttpd settings from `listeners.fanLimits`.
     static func serverConfiguration(_ address: ListenAddress, _ limits: GatewayConfig.FanLimits) -> HTTPServer.Configuration {
@@ -51,6 +53,7 @@ struct FanRoutes: Sendable {
         case "/channels.json": return Self.noCache(.json(ChannelCatalog.json(gateway).encoded + "\n"))
         default:
             if request.path.hasPrefix("/files/") { return FileRoutes.fan(request, gateway: gateway) }
+            if request.path.hasPrefix("/items/"), let cache { return cache.handle(request) }
             guard request.path.hasPrefix("/channels/") else { return .text(404, "not found") }
             return channelResource(request, responder)
         }
