@@ -17,7 +17,7 @@ public struct VODSegment: Sendable, Equatable {
 }
 
 /// Renders and reads RFC 8216 VOD media playlists.
-public enum VODPlaylist {
+public enum VODMediaPlaylist {
     /// A complete VOD playlist (`EXT-X-PLAYLIST-TYPE:VOD`, `EXT-X-ENDLIST`); version 4 when a
     /// segment is a byte range. `EXT-X-TARGETDURATION` is the longest segment rounded (§4.3.3.1).
     public static func render(_ segments: [VODSegment]) -> String {
