@@ -43,7 +43,8 @@ final class VideoChannel: @unchecked Sendable {
     init(id: String, segmenter: SegmenterConfiguration = SegmenterConfiguration(),
          window: WindowConfiguration = WindowConfiguration(), healthQueueBytes: Int? = nil) {
         self.id = id
-        packager = HLSPackager(segmenter: segmenter, window: window, keyframeDetector: ParserKeyframeDetector())
+        packager = HLSPackager(segmenter: segmenter, window: window, keyframeDetector: ParserKeyframeDetector(),
+                               storage: MemoryFileSegmentBuffer.factory)
         health = healthQueueBytes.map { VideoHealthWorker(capacityBytes: $0) }
     }
 
@@ -166,7 +167,7 @@ final class VideoChannel: @unchecked Sendable {
         if answer.status == 200 {
             if mediaAnswerBytes + answer.body.count > 4 << 20 { mediaAnswers = [:]; mediaAnswerBytes = 0 }
             mediaAnswers[name] = answer
-            mediaAnswerBytes += answer.body.count
+            mediaAnswerBytes += answer.body.count   // 0 for memory-file answers: they hold no copy
         }
         return answer
     }
@@ -180,7 +181,7 @@ final class VideoChannel: @unchecked Sendable {
             return HTTPResponse(status: 200, headers: [("Content-Type", "video/mp2t"),
                                                        ("Cache-Control", "public, max-age=60, immutable"),
                                                        ("ETag", EntityTag.strong("\(id).\(instance).\(name.dropLast(3))"))],
-                                body: Array(bytes))
+                                bytes: bytes)
         case .notYetAvailable, .notFound:
             return .text(404, "no such segment or part")
         }
@@ -233,7 +234,7 @@ final class VideoChannel: @unchecked Sendable {
         lock.withLock {
             guard let newest = packager.window.completeSegments.last(where: { !$0.isGap }),
                   newest.mediaSequence != thumbnailSegment else { return nil }
-            return (newest.mediaSequence, Array(newest.bytes))
+            return (newest.mediaSequence, newest.bytes.array)
         }
     }
 
