@@ -29,6 +29,8 @@ final class Gateway: @unchecked Sendable {
         var videoHealth = true
         /// TS bytes queued per channel for the health check before input is skipped.
         var healthQueueBytes = 1 << 20
+        /// Segments in memory files answered with sendfile (docs/serving.md); false: arrays.
+        var memoryFileSegments = true
 
         init() {}
 
@@ -111,6 +113,7 @@ final class Gateway: @unchecked Sendable {
                         if video[channel.id]?.removedAtNanoseconds != nil || video[channel.id] == nil {
                             if let old = video[channel.id] { finished.append(old); replaced.append(old) }
                             video[channel.id] = VideoChannel(id: channel.id, segmenter: settings.segmenter, window: settings.window,
+                                                             storage: settings.memoryFileSegments ? MemoryFileSegmentBuffer.factory : ArraySegmentBuffer.factory,
                                                              healthQueueBytes: settings.videoHealth ? settings.healthQueueBytes : nil)
                         }
                     case .data:

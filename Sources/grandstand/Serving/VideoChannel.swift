@@ -41,10 +41,11 @@ final class VideoChannel: @unchecked Sendable {
     private let health: VideoHealthWorker?
 
     init(id: String, segmenter: SegmenterConfiguration = SegmenterConfiguration(),
-         window: WindowConfiguration = WindowConfiguration(), healthQueueBytes: Int? = nil) {
+         window: WindowConfiguration = WindowConfiguration(),
+         storage: @escaping SegmentBufferFactory = MemoryFileSegmentBuffer.factory, healthQueueBytes: Int? = nil) {
         self.id = id
         packager = HLSPackager(segmenter: segmenter, window: window, keyframeDetector: ParserKeyframeDetector(),
-                               storage: MemoryFileSegmentBuffer.factory)
+                               storage: storage)
         health = healthQueueBytes.map { VideoHealthWorker(capacityBytes: $0) }
     }
 
