@@ -8,7 +8,8 @@
 # Environment: CONNECTIONS (default "50 500"), SECONDS_EACH (default 8), ROUNDS (default 3; the
 # servers alternate within each round; the median round of each counts, by rate),
 # SERVER_CPU (default 0), WRK_CPU (default 1), GRANDSTAND_CACHE (default ./.cache), SWIFT,
-# SKIP_BUILD=1 (use the existing release build), GRANDSTAND_BIN (measure this binary).
+# SKIP_BUILD=1 (use the existing release build), GRANDSTAND_BIN (measure this binary), FAN_ARGS
+# (more bench-fan options, e.g. "--storage array" to answer segments from memory instead of sendfile).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 
@@ -49,7 +50,7 @@ fi
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 # The fan listener: one listener thread, on SERVER_CPU with every other thread of the process.
-taskset -c "$SERVER_CPU" "$BIN" bench-fan --fan "127.0.0.1:$FAN_PORT" --segments 6 > "$WORK/fan.log" 2>&1 &
+taskset -c "$SERVER_CPU" "$BIN" bench-fan --fan "127.0.0.1:$FAN_PORT" --segments 6 ${FAN_ARGS:-} > "$WORK/fan.log" 2>&1 &
 FAN_PID=$!
 for _ in $(seq 100); do grep -q '^ready' "$WORK/fan.log" 2>/dev/null && break; sleep 0.1; done
 grep -q '^ready' "$WORK/fan.log" || { cat "$WORK/fan.log" >&2; echo "http/run.sh: bench-fan did not start" >&2; exit 1; }
