@@ -230,12 +230,15 @@ final class VideoChannel: @unchecked Sendable {
         for responder in all { responder.respond(.text(503, "shutting down")) }
     }
 
-    /// The newest complete segment's bytes when it is newer than the last thumbnail's.
+    /// The newest complete segment's first independent part (its keyframe; the whole segment
+    /// if none is flagged) when it is newer than the last thumbnail's. A part, not the segment:
+    /// the copy and its demux are a fraction of the segment's memory, four channels at a time.
     func segmentForThumbnail() -> (sequence: Int, bytes: [UInt8])? {
         lock.withLock {
             guard let newest = packager.window.completeSegments.last(where: { !$0.isGap }),
                   newest.mediaSequence != thumbnailSegment else { return nil }
-            return (newest.mediaSequence, newest.bytes.array)
+            let keyframePart = newest.parts.first(where: \.independent).map { newest.bytes[$0.range] }
+            return (newest.mediaSequence, (keyframePart ?? newest.bytes).array)
         }
     }
 
