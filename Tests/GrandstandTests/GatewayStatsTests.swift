@@ -54,8 +54,13 @@ struct GatewayStatsTests {
         let after = gateway.stats(merging: ingest)
         #expect(Set(after.channels.keys) == ["news"])
         #expect(after.total("packets_received") == 30)
-        #expect(Self.counter(after, "video_frames_decoded") == decoded)
-        #expect(Self.counter(after, "num_dropped_video_frames") == Self.counter(before, "num_dropped_video_frames"))
+        // Totals never go backwards (a slow decoder, e.g. under qemu-user, may still have added
+        // pictures between the two snapshots), and once dropped they no longer move.
+        let kept = Self.counter(after, "video_frames_decoded")
+        #expect(kept >= decoded)
+        #expect(Self.counter(after, "num_dropped_video_frames") >= Self.counter(before, "num_dropped_video_frames"))
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(Self.counter(gateway.stats(merging: ingest), "video_frames_decoded") == kept)
     }
 
     @Test func tablesWithoutAListedFlagAreKept() {
