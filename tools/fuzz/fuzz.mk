@@ -8,7 +8,7 @@ DEPS += python3
 FUZZ_DIR ?= $(CURDIR)/.build-fuzz
 FUZZ_SWIFTC ?= $(or $(shell command -v swiftc 2>/dev/null),/opt/swift/usr/bin/swiftc)
 FUZZ_FLAGS ?= -parse-as-library -sanitize=fuzzer,address -O -g
-FUZZ_TARGETS := rtp frame sap sdp inflate fec_headers ts config ingest hls http
+FUZZ_TARGETS := rtp frame sap sdp inflate fec_headers ts config ingest hls http flute
 FUZZ_SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 60
 FUZZ_CORE_SOURCES := $(sort $(shell find Sources/GrandstandCore -name '*.swift'))

@@ -1,7 +1,7 @@
 # Booted-VM system test (docs/qemu.md): Debian trixie arm64 under qemu-system-aarch64 -M virt (TCG),
-# systemd as PID 1, the cross-built grandstand installed as the product installs it, checked from
-# the host. Needs root (chroot, binfmt_misc). Everything is cached under $(GRANDSTAND_CACHE)/vm.
-#   make test-vm                              make cross, then boot the VM and run every check
+# systemd as PID 1, the shipped qemu-virt image (make image BOARD=qemu-virt, docs/flashing.md),
+# checked from the host. Needs root (chroot, binfmt_misc). Caches under $(GRANDSTAND_CACHE).
+#   make test-vm                              the .debs and the qemu-virt image, then boot it and run every check
 #   make test-vm GRANDSTAND_ARM64_BIN=FILE    check that aarch64 binary instead (no cross build)
 #   make vm-shell                             the same image, root shell on the serial console
 #   make vm-base                              only build (or find) the cached rootfs/kernel/initramfs
@@ -9,7 +9,7 @@ GRANDSTAND_CACHE ?= $(CURDIR)/.cache
 export GRANDSTAND_CACHE
 GRANDSTAND_ARM64_BIN ?=
 VM_BIN = $(or $(GRANDSTAND_ARM64_BIN),$(ARM64_BIN))
-VM_BIN_PREREQ = $(if $(GRANDSTAND_ARM64_BIN),,cross)
+VM_BIN_PREREQ = $(if $(GRANDSTAND_ARM64_BIN),,image-qemu-virt deb-previous)
 VM_ARGS ?=
 
 DEPS += qemu-system-arm qemu-user-static mmdebstrap arch-test debootstrap e2fsprogs cpio kmod xz-utils \
@@ -24,11 +24,12 @@ VM_SUITE_ARGS = $(if $(wildcard $(VM_TEST_BUNDLE)),--test-bundle "$(VM_TEST_BUND
 
 .PHONY: test-vm vm-shell vm-base
 test-vm: deps $(VM_BIN_PREREQ)
-	@test -n "$(VM_BIN)" || { echo "test-vm: no arm64 binary (make cross, or GRANDSTAND_ARM64_BIN=FILE)" >&2; exit 1; }
-	tools/qemu/vm/vm.py test --binary "$(VM_BIN)" $(VM_SUITE_ARGS) $(VM_ARGS)
+	tools/qemu/vm/vm.py test $(if $(GRANDSTAND_ARM64_BIN),--binary "$(GRANDSTAND_ARM64_BIN)",--image \
+	    "$(DIST)/grandstand-qemu-virt.img" --deb "$(DEB_ARM64)" --deb-previous "$(DEB_ARM64_PREV)") $(VM_SUITE_ARGS) $(VM_ARGS)
 
 vm-shell: deps $(VM_BIN_PREREQ)
-	tools/qemu/vm/vm.py shell $(if $(VM_BIN),--binary "$(VM_BIN)") $(VM_ARGS)
+	tools/qemu/vm/vm.py shell $(if $(GRANDSTAND_ARM64_BIN),--binary "$(GRANDSTAND_ARM64_BIN)",--image \
+	    "$(DIST)/grandstand-qemu-virt.img") $(VM_ARGS)
 
 vm-base: deps
 	tools/qemu/vm/vm.py base

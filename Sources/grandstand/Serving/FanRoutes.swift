@@ -47,6 +47,7 @@ struct FanRoutes: Sendable {
                                                     body: Array(FanPage.html.utf8))
         case "/channels.json": return Self.noCache(.json(ChannelCatalog.json(gateway).encoded + "\n"))
         default:
+            if request.path.hasPrefix("/files/") { return FileRoutes.fan(request, gateway: gateway) }
             guard request.path.hasPrefix("/channels/") else { return .text(404, "not found") }
             return channelResource(request, responder)
         }
