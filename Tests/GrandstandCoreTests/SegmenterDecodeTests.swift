@@ -52,9 +52,9 @@ import TestSupport
     /// Writes every listed segment (and part) of `packager` and its playlist to `directory`.
     static func write(_ packager: HLSPackager, to directory: URL, playlist: String = "live.m3u8") throws {
         for segment in packager.window.segments {
-            try Data(segment.bytes).write(to: directory.appendingPathComponent(packager.window.segmentName(segment.mediaSequence)))
+            try Data(segment.bytes.array).write(to: directory.appendingPathComponent(packager.window.segmentName(segment.mediaSequence)))
             for part in segment.parts {
-                try Data(segment.bytes[part.range]).write(
+                try Data(segment.bytes[part.range].array).write(
                     to: directory.appendingPathComponent(packager.window.partName(segment.mediaSequence, part.index)))
             }
         }

@@ -132,6 +132,22 @@ import TestSupport
         #expect(Self.get(server) == 200)
     }
 
+    /// RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400; HTTP/1.0 needs none; the
+    /// listener goes on serving.
+    @Test func aHostHeaderIsRequiredOnHTTP11() throws {
+        let server = try Self.start { _ in }
+        defer { server.stop() }
+        for (request, expected) in [("GET /hello HTTP/1.1\r\nConnection: close\r\n\r\n", 400),
+                                    ("GET /hello HTTP/1.1\r\nhOsT: x\r\nConnection: close\r\n\r\n", 200),
+                                    ("GET /hello HTTP/1.0\r\n\r\n", 200)] {
+            let socket = try RawSocket(port: server.port, timeout: 3)
+            socket.send(request)
+            let status = RawSocket.status(socket.readAll().bytes)
+            #expect(status == expected, "\(request.debugDescription) → \(String(describing: status))")
+        }
+        #expect(Self.get(server) == 200)
+    }
+
     /// Odd but parseable headers (NUL in a value, a space in a name, obs-fold, thousands of tiny
     /// headers within the size limit): answered or refused, and the listener goes on serving.
     @Test(arguments: [

@@ -29,15 +29,18 @@ public final class LiveCapture {
         self.options = options
     }
 
-    /// Nonblocking reads, an 8 MiB TPACKET_V3 ring whose blocks are handed over at the latest
-    /// every 20 ms, not promiscuous. Not immediate mode: libpcap then falls back to TPACKET_V2,
+    /// Nonblocking reads, a 4 MiB TPACKET_V3 ring whose blocks are handed over at the latest
+    /// every 5 ms, not promiscuous. Not immediate mode: libpcap then falls back to TPACKET_V2,
     /// whose fixed frames are sized for the snapshot length (64 KiB on interfaces with GRO), so
-    /// 8 MiB would hold only 128 packets; V3 packs packets into blocks (≈6000 RTP packets).
+    /// 8 MiB would hold only 128 packets; V3 packs packets into blocks (≈3000 RTP packets in
+    /// 4 MiB: 1.6 s of 20 Mbit/s of channels). The block timeout is the latency a packet may
+    /// wait in the ring (part publish delay, docs/performance.md); the ring is resident memory.
     public static var defaultOptions: PacketCapture.LiveOptions {
         var options = PacketCapture.LiveOptions()
         options.nonblocking = true
         options.immediate = false
-        options.readTimeoutMilliseconds = 20
+        options.bufferBytes = 4 << 20
+        options.readTimeoutMilliseconds = 5
         return options
     }
 

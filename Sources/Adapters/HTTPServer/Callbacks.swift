@@ -6,10 +6,15 @@ import Glibc
 
 /// MHD_AccessHandlerCallback: called once when headers arrive, then per body chunk, then once
 /// with no data, when the handler runs and the response is queued (libmicrohttpd's request flow).
-let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, slot in
+let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadSize, slot in
     guard let cls, let connection, let slot, let uploadSize else { return .NO }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     guard let state = slot.pointee else {
+        if lacksRequiredHost(connection, version: version) {
+            // RFC 9112 §3.2: an HTTP/1.1 request without Host gets 400 (libmicrohttpd 0.9.75 lets
+            // it through). Answered before the body, so libmicrohttpd closes the connection after.
+            return queueResponse(.text(400, "HTTP/1.1 requests need a Host header"), on: connection, context)
+        }
         // Headers complete: the header deadline no longer applies to this connection. (Answering
         // here already would make libmicrohttpd 0.9.75 close the connection after the answer.)
         gs_mhd_request_began(connection)
@@ -51,6 +56,12 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
     return queueResponse(response, on: connection, context)
 }
 
+/// An HTTP/1.1 request (or later 1.x) without a Host header field.
+private func lacksRequiredHost(_ connection: OpaquePointer, version: UnsafePointer<CChar>?) -> Bool {
+    guard let version, strcmp(version, "HTTP/1.0") != 0 else { return false }
+    return MHD_lookup_connection_value(connection, .HEADER_KIND, "Host") == nil
+}
+
 /// MHD_RequestCompletedCallback: releases the PendingRequest stored in the request slot.
 let requestCompleted: MHD_RequestCompletedCallback = { _, connection, slot, _ in
     // The connection now waits for its next request: the header deadline starts again.
@@ -73,6 +84,9 @@ func queueResponse(_ response: HTTPResponse, on connection: OpaquePointer, _ con
         context.streams.add(stream)
         made = gs_mhd_response_streaming(16 * 1024, streamReader, Unmanaged.passRetained(stream).toOpaque(), streamReleased)
         if made == nil { stream.close() }
+    } else if let file = response.file {
+        // sendfile from the page cache; libmicrohttpd closes its own duplicate of the descriptor.
+        made = gs_mhd_response_from_fd(file.file.descriptor, UInt64(file.range.lowerBound), UInt64(file.range.count))
     } else if response.body.count >= borrowThreshold {
         // The box keeps the array (and so its storage) alive, unmodified, until libmicrohttpd
         // releases it: no copy of segments. Native Swift arrays on Linux are contiguous.

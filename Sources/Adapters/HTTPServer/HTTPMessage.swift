@@ -23,13 +23,18 @@ public struct HTTPRequest: Sendable {
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
-/// What the handler answers: status, headers and a body held in memory, or a stream written
-/// over time (`stream`, then `body` is ignored).
+/// What the handler answers: status, headers and a body held in memory, a range of a memory
+/// file (`file`), or a stream written over time (`stream`, then `body` is ignored).
 public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
     public var stream: HTTPStream?
+    /// A body sent from a memory file with `sendfile` (then `body` is ignored).
+    public var file: FileBody?
+
+    /// The body's length, wherever it is.
+    public var bodyLength: Int { file?.range.count ?? body.count }
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status

@@ -1,4 +1,6 @@
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sys/mman.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -6,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include "gs_mhd.h"
 
 /// A listening TCP socket on `address`, or -1 with errno set.
@@ -264,4 +267,16 @@ struct MHD_Response *gs_mhd_response_borrowing(const void *body, size_t size,
 struct MHD_Response *gs_mhd_response_streaming(size_t block_size, MHD_ContentReaderCallback reader,
                                                void *cls, MHD_ContentReaderFreeCallback release) {
     return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, block_size, reader, cls, release);
+}
+
+int gs_mhd_memfd(const char *name) {
+    return memfd_create(name, MFD_CLOEXEC);
+}
+
+struct MHD_Response *gs_mhd_response_from_fd(int fd, uint64_t offset, uint64_t size) {
+    int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (own < 0) return NULL;
+    struct MHD_Response *response = MHD_create_response_from_fd_at_offset64(size, own, offset);
+    if (response == NULL) close(own);
+    return response;
 }

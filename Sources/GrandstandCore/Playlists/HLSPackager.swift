@@ -21,9 +21,10 @@ public struct HLSPackager {
 
     public init(segmenter: SegmenterConfiguration = SegmenterConfiguration(),
                 window: WindowConfiguration = WindowConfiguration(),
-                keyframeDetector: any KeyframeDetector = NALUnitKeyframeDetector()) {
+                keyframeDetector: any KeyframeDetector = NALUnitKeyframeDetector(),
+                storage: @escaping SegmentBufferFactory = ArraySegmentBuffer.factory) {
         self.segmenter = Segmenter(configuration: segmenter, keyframeDetector: keyframeDetector)
-        self.window = MediaWindow(configuration: window, segmenter: segmenter)
+        self.window = MediaWindow(configuration: window, segmenter: segmenter, storage: storage)
     }
 
     /// n×188 TS bytes (any split) captured at `timestampNanoseconds` (`.transportStream`).

@@ -42,7 +42,8 @@ public struct StoredSegment: Sendable, Equatable {
     public var durationTicks: Int64
     public var complete: Bool
     public var parts: [StoredPart]
-    public var bytes: [UInt8]
+    /// The segment's bytes; `parts[i].range` are offsets into them.
+    public var bytes: SegmentBytes
 }
 
 /// Counters of the window (snake_case stats keys).
@@ -58,6 +59,8 @@ public struct WindowStatistics: Sendable, Equatable {
 public struct MediaWindow: Sendable {
     public let configuration: WindowConfiguration
     public let segmenter: SegmenterConfiguration
+    /// Makes each segment's buffer (arrays by default; memory files in the daemon).
+    public let storage: SegmentBufferFactory
     public private(set) var segments: [StoredSegment] = []
     public private(set) var retired: [StoredSegment] = []
     public private(set) var statistics = WindowStatistics()
@@ -70,9 +73,11 @@ public struct MediaWindow: Sendable {
     public private(set) var nextMediaSequence = 0
 
     public init(configuration: WindowConfiguration = WindowConfiguration(),
-                segmenter: SegmenterConfiguration = SegmenterConfiguration()) {
+                segmenter: SegmenterConfiguration = SegmenterConfiguration(),
+                storage: @escaping SegmentBufferFactory = ArraySegmentBuffer.factory) {
         self.configuration = configuration
         self.segmenter = segmenter
+        self.storage = storage
     }
 
     public var completeSegments: ArraySlice<StoredSegment> {
@@ -98,8 +103,8 @@ public struct MediaWindow: Sendable {
             guard let last = segments.indices.last, !segments[last].complete,
                   segments[last].mediaSequence == part.mediaSequence else { return }
             let start = segments[last].bytes.count
-            if start == 0 { segments[last].bytes.reserveCapacity(part.bytes.count * 6) }
-            segments[last].bytes.append(contentsOf: part.bytes)
+            if start == 0 { segments[last].bytes = SegmentBytes(factory: storage, capacityHint: part.bytes.count * 6) }
+            segments[last].bytes.append(part.bytes, factory: storage)
             segments[last].parts.append(StoredPart(index: part.index, durationTicks: part.durationTicks,
                                                    independent: part.independent,
                                                    range: start..<(start + part.bytes.count)))
@@ -115,7 +120,7 @@ public struct MediaWindow: Sendable {
             segments.append(StoredSegment(mediaSequence: gap.mediaSequence, discontinuity: nil,
                                           discontinuitySequence: discontinuitySequence, isGap: true, independent: false,
                                           programDateTimeNanoseconds: gap.programDateTimeNanoseconds,
-                                          durationTicks: gap.durationTicks, complete: true, parts: [], bytes: gap.bytes))
+                                          durationTicks: gap.durationTicks, complete: true, parts: [], bytes: SegmentBytes(gap.bytes)))
             bytes += gap.bytes.count
             nextMediaSequence = gap.mediaSequence + 1
             evict()

@@ -81,10 +81,17 @@ extension MediaWindow {
     /// The discontinuity sequence number a segment starting now would get (before any discontinuity).
     var discontinuitySequenceNow: Int { segments.last?.discontinuitySequence ?? 0 }
 
-    /// The part the segmenter will publish next: the open segment's next, or the next segment's first.
+    /// The part the segmenter will publish next: the open segment's next, or the next segment's
+    /// first. Once the open segment holds its target duration, the segmenter cuts at the next
+    /// keyframe, which then starts the next segment: naming the open segment's next index there
+    /// would hint a part that never exists (a 404 and a reload for the client). A stream whose
+    /// keyframes come later than the target continues the open segment instead; a request held
+    /// for the next segment's first part then waits for it (bounded like any blocked request).
     public var nextPart: (sequence: Int, index: Int)? {
         guard !ended else { return nil }
-        if let open = openSegment { return (open.mediaSequence, open.parts.count) }
+        if let open = openSegment, open.parts.isEmpty || open.durationTicks < segmenter.targetDurationTicks {
+            return (open.mediaSequence, open.parts.count)
+        }
         return (nextMediaSequence, 0)
     }
 

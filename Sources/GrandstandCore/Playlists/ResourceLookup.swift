@@ -1,9 +1,9 @@
 /// What the HTTP layer should do with a request for a segment or part URI.
 public enum ResourceLookup: Sendable, Equatable {
     /// Serve these bytes (`video/mp2t`). A complete segment or part never changes.
-    case media(ArraySlice<UInt8>)
+    case media(SegmentBytes)
     /// A gap segment (EXT-X-GAP): clients should not load it; it holds the PAT and PMT only.
-    case gap(ArraySlice<UInt8>)
+    case gap(SegmentBytes)
     /// The next part (the preload hint) or the open segment: hold the request and ask again when
     /// the packager publishes (bounded by `MediaWindow.maximumBlockNanoseconds`, then 404).
     case notYetAvailable
@@ -22,11 +22,12 @@ extension MediaWindow {
                 }
                 return !segment.complete && part == segment.parts.count && !ended ? .notYetAvailable : .notFound
             }
-            if segment.isGap { return .gap(segment.bytes[...]) }
-            return segment.complete ? .media(segment.bytes[...]) : .notYetAvailable
+            if segment.isGap { return .gap(segment.bytes) }
+            return segment.complete ? .media(segment.bytes) : .notYetAvailable
         }
-        // The segment after the newest one: only its first part can be hinted.
-        if !ended, openSegment == nil, sequence == nextMediaSequence, part == 0 { return .notYetAvailable }
+        // The segment after the newest one: only its first part, when it is the hinted one (no
+        // open segment, or one that reached its target duration: see `nextPart`).
+        if part == 0, let next = nextPart, next.sequence == sequence, next.index == 0 { return .notYetAvailable }
         return .notFound
     }
 }

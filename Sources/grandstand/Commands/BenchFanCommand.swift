@@ -28,6 +28,9 @@ struct BenchFanCommand: ParsableCommand {
     @Option(help: "Listener threads.")
     var threads: Int = 1
 
+    @Option(help: "Segment storage: memfd (answered with sendfile, as the daemon does) or array (from memory).")
+    var storage: String = "memfd"
+
     @Option(help: "Stop after this many seconds (default: until SIGTERM).")
     var duration: Double?
 
@@ -45,7 +48,9 @@ struct BenchFanCommand: ParsableCommand {
              "listeners":{"fan":"\(address)","management":"127.0.0.1:0",
                           "fanLimits":{"connections":4096,"perClient":4096,"threads":\(threads)}}}
             """.utf8))
-        let daemon = Daemon(config: config, board: nil, events: EventLog(stderrOnly: true))
+        var gateway = Gateway.Settings(hls: config.hls)
+        gateway.memoryFileSegments = storage != "array"
+        let daemon = Daemon(config: config, board: nil, events: EventLog(stderrOnly: true), gateway: gateway)
         try daemon.start()
         let channel = Channel(id: "cam", name: "Cam", kind: .video, group: nil, port: 5000, fec: .none, origin: .config)
         daemon.gateway.handle([.channelsChanged([.added(channel)])])

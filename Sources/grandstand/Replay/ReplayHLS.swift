@@ -67,7 +67,7 @@ final class ReplayHLSOutput {
             try OutputFile.makeDirectory(folder)
             for segment in packager.window.segments {
                 let file = try OutputFile(path: "\(folder)/seg\(segment.mediaSequence).ts")
-                try file.write(segment.bytes[...])
+                try file.write(segment.bytes.array[...])
                 try file.close()
             }
             let playlist = try OutputFile(path: folder + "/index.m3u8")

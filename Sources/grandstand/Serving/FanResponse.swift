@@ -19,7 +19,7 @@ enum FanResponse {
         if let given = response.header("ETag") {
             tag = given
         } else {
-            tag = EntityTag.forBody(response.body)
+            tag = EntityTag.forBody(response.file.flatMap { try? $0.file.read($0.range) } ?? response.body)
             response.headers.append(("ETag", tag))
         }
         if let condition = request.header("If-None-Match"), EntityTag.noneMatchFails(condition, current: tag) {
@@ -29,14 +29,18 @@ enum FanResponse {
         response.headers.append(("Accept-Ranges", "bytes"))
         // §14.2: Range is defined for GET only; HEAD answers as a GET without Range would.
         guard request.method == "GET", let range = request.header("Range") else { return response }
-        let length = response.body.count
+        let length = response.bodyLength
         let selection = ByteRangeSelection.select(range: range, length: length, ifRange: request.header("If-Range"), entityTag: tag)
         switch selection {
         case .full:
             return response
         case .partial(let first, let last):
             response.status = 206
-            response.body = Array(response.body[first...last])
+            if let file = response.file {
+                response.file = FileBody(file.file, (file.range.lowerBound + first)..<(file.range.lowerBound + last + 1))
+            } else {
+                response.body = Array(response.body[first...last])
+            }
             response.headers.append(("Content-Range", selection.contentRange(length: length) ?? ""))
             return response
         case .unsatisfiable:

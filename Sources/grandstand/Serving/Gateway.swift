@@ -29,6 +29,8 @@ final class Gateway: @unchecked Sendable {
         var videoHealth = true
         /// TS bytes queued per channel for the health check before input is skipped.
         var healthQueueBytes = 1 << 20
+        /// Segments in memory files answered with sendfile (docs/serving.md); false: arrays.
+        var memoryFileSegments = true
 
         init() {}
 
@@ -47,6 +49,8 @@ final class Gateway: @unchecked Sendable {
     private var video: [String: VideoChannel] = [:]
     private var data: [String: [DataMessage]] = [:]
     private var stopping = false
+    /// Summed health counters of video channels already dropped, so totals never go backwards.
+    private var retiredHealthTotals: [String: Int64] = [:]
     private var worker: Worker?
     private let thumbnails = Thumbnailer()
     /// Server-Sent Events subscribers of the data channels (FanEvents.swift).
@@ -115,6 +119,7 @@ final class Gateway: @unchecked Sendable {
                         if video[channel.id]?.removedAtNanoseconds != nil || video[channel.id] == nil {
                             if let old = video[channel.id] { finished.append(old); replaced.append(old) }
                             video[channel.id] = VideoChannel(id: channel.id, segmenter: settings.segmenter, window: settings.window,
+                                                             storage: settings.memoryFileSegments ? MemoryFileSegmentBuffer.factory : ArraySegmentBuffer.factory,
                                                              healthQueueBytes: settings.videoHealth ? settings.healthQueueBytes : nil)
                         }
                     case .data, .file:
@@ -130,6 +135,7 @@ final class Gateway: @unchecked Sendable {
         }
         for channel in finished { channel.finish(at: now) }
         for channel in replaced { channel.stopHealth() }
+        retireHealthCounters(of: replaced)
     }
 
     func videoChannel(_ id: String) -> VideoChannel? { lock.withLock { video[id] } }
@@ -182,7 +188,8 @@ final class Gateway: @unchecked Sendable {
         }
     }
 
-    private func dropExpired(now: Int64) {
+    /// Drops removed video channels whose window has passed (their health counters go to the totals).
+    func dropExpired(now: Int64) {
         let dropped = lock.withLock { () -> [VideoChannel] in
             let old = video.values.filter { ($0.removedAtNanoseconds ?? Int64.max) <= now - settings.keepRemovedNanoseconds }
             for channel in old { video[channel.id] = nil }
@@ -192,7 +199,17 @@ final class Gateway: @unchecked Sendable {
             channel.releaseAll()
             channel.stopHealth()
         }
+        retireHealthCounters(of: dropped)
     }
+
+    private func retireHealthCounters(of channels: [VideoChannel]) {
+        guard !channels.isEmpty else { return }
+        let counters = channels.flatMap { $0.summary.statistics.filter { Self.summedHealthKeys.contains($0.0) } }
+        lock.withLock { for (key, value) in counters { retiredHealthTotals[key, default: 0] += value } }
+    }
+
+    /// The health counters of dropped channels (added to the totals by `stats(merging:)`).
+    var retiredHealthCounters: [String: Int64] { lock.withLock { retiredHealthTotals } }
 }
 
 #if canImport(Glibc)

@@ -43,9 +43,11 @@ final class VideoChannel: @unchecked Sendable {
     let tap = SegmentTap()
 
     init(id: String, segmenter: SegmenterConfiguration = SegmenterConfiguration(),
-         window: WindowConfiguration = WindowConfiguration(), healthQueueBytes: Int? = nil) {
+         window: WindowConfiguration = WindowConfiguration(),
+         storage: @escaping SegmentBufferFactory = MemoryFileSegmentBuffer.factory, healthQueueBytes: Int? = nil) {
         self.id = id
-        packager = HLSPackager(segmenter: segmenter, window: window, keyframeDetector: ParserKeyframeDetector())
+        packager = HLSPackager(segmenter: segmenter, window: window, keyframeDetector: ParserKeyframeDetector(),
+                               storage: storage)
         health = healthQueueBytes.map { VideoHealthWorker(capacityBytes: $0) }
     }
 
@@ -169,7 +171,7 @@ final class VideoChannel: @unchecked Sendable {
         if answer.status == 200 {
             if mediaAnswerBytes + answer.body.count > 4 << 20 { mediaAnswers = [:]; mediaAnswerBytes = 0 }
             mediaAnswers[name] = answer
-            mediaAnswerBytes += answer.body.count
+            mediaAnswerBytes += answer.body.count   // 0 for memory-file answers: they hold no copy
         }
         return answer
     }
@@ -183,7 +185,7 @@ final class VideoChannel: @unchecked Sendable {
             return HTTPResponse(status: 200, headers: [("Content-Type", "video/mp2t"),
                                                        ("Cache-Control", "public, max-age=60, immutable"),
                                                        ("ETag", EntityTag.strong("\(id).\(instance).\(name.dropLast(3))"))],
-                                body: Array(bytes))
+                                bytes: bytes)
         case .notYetAvailable, .notFound:
             return .text(404, "no such segment or part")
         }
@@ -231,12 +233,15 @@ final class VideoChannel: @unchecked Sendable {
         for responder in all { responder.respond(.text(503, "shutting down")) }
     }
 
-    /// The newest complete segment's bytes when it is newer than the last thumbnail's.
+    /// The newest complete segment's first independent part (its keyframe; the whole segment
+    /// if none is flagged) when it is newer than the last thumbnail's. A part, not the segment:
+    /// the copy and its demux are a fraction of the segment's memory, four channels at a time.
     func segmentForThumbnail() -> (sequence: Int, bytes: [UInt8])? {
         lock.withLock {
             guard let newest = packager.window.completeSegments.last(where: { !$0.isGap }),
                   newest.mediaSequence != thumbnailSegment else { return nil }
-            return (newest.mediaSequence, Array(newest.bytes))
+            let keyframePart = newest.parts.first(where: \.independent).map { newest.bytes[$0.range] }
+            return (newest.mediaSequence, (keyframePart ?? newest.bytes).array)
         }
     }
 

@@ -5,16 +5,17 @@
 # (SERVER_CPU), wrk pinned to another (WRK_CPU). For each connection count: playlist requests/s,
 # segment bytes/s and p99 latency of both, and the ratios. Prints a Markdown table.
 #
-# Environment: CONNECTIONS (default "50 500"), SECONDS_EACH (default 8), ROUNDS (default 2; the
-# best round of each server counts, to shed noise from other work on a shared machine),
+# Environment: CONNECTIONS (default "50 500"), SECONDS_EACH (default 8), ROUNDS (default 3; the
+# servers alternate within each round; the median round of each counts, by rate),
 # SERVER_CPU (default 0), WRK_CPU (default 1), GRANDSTAND_CACHE (default ./.cache), SWIFT,
-# SKIP_BUILD=1 (use the existing release build), GRANDSTAND_BIN (measure this binary).
+# SKIP_BUILD=1 (use the existing release build), GRANDSTAND_BIN (measure this binary), FAN_ARGS
+# (more bench-fan options, e.g. "--storage array" to answer segments from memory instead of sendfile).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 
 CONNECTIONS=${CONNECTIONS:-"50 500"}
 SECONDS_EACH=${SECONDS_EACH:-8}
-ROUNDS=${ROUNDS:-2}
+ROUNDS=${ROUNDS:-3}
 SERVER_CPU=${SERVER_CPU:-0}
 WRK_CPU=${WRK_CPU:-1}
 SWIFT=${SWIFT:-swift}
@@ -49,7 +50,7 @@ fi
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 # The fan listener: one listener thread, on SERVER_CPU with every other thread of the process.
-taskset -c "$SERVER_CPU" "$BIN" bench-fan --fan "127.0.0.1:$FAN_PORT" --segments 6 > "$WORK/fan.log" 2>&1 &
+taskset -c "$SERVER_CPU" "$BIN" bench-fan --fan "127.0.0.1:$FAN_PORT" --segments 6 ${FAN_ARGS:-} > "$WORK/fan.log" 2>&1 &
 FAN_PID=$!
 for _ in $(seq 100); do grep -q '^ready' "$WORK/fan.log" 2>/dev/null && break; sleep 0.1; done
 grep -q '^ready' "$WORK/fan.log" || { cat "$WORK/fan.log" >&2; echo "http/run.sh: bench-fan did not start" >&2; exit 1; }
@@ -108,10 +109,11 @@ measure() {
 }
 
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-declare -A best
-better() {  # keeps the run with the higher rate per key
+declare -A runs best
+better() {  # collects the runs per key; `best` becomes the median run by rate
     local key=$1 line=$2
-    if [[ -z "${best[$key]:-}" ]] || (( $(cut -d' ' -f1 <<<"$line") > $(cut -d' ' -f1 <<<"${best[$key]}") )); then best[$key]=$line; fi
+    runs[$key]+="$line"$'\n'
+    best[$key]=$(printf '%s' "${runs[$key]}" | sort -n -k1,1 | awk '{ lines[NR] = $0 } END { print lines[int((NR + 1) / 2)] }')
 }
 for round in $(seq "$ROUNDS"); do
     for c in $CONNECTIONS; do
@@ -124,7 +126,7 @@ for round in $(seq "$ROUNDS"); do
 done
 
 echo "load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "HTTP benchmark: fan listener (libmicrohttpd $(ldconfig -p | sed -n 's/.*libmicrohttpd.so.\([0-9]*\) .*/\1/p' | head -1), 1 thread) vs $(nginx -v 2>&1 | sed 's/nginx version: //') (1 worker, sendfile), both on CPU $SERVER_CPU; wrk on CPU $WRK_CPU; ${SECONDS_EACH} s per run, best of $ROUNDS"
+echo "HTTP benchmark: fan listener (libmicrohttpd $(ldconfig -p | sed -n 's/.*libmicrohttpd.so.\([0-9]*\) .*/\1/p' | head -1), 1 thread) vs $(nginx -v 2>&1 | sed 's/nginx version: //') (1 worker, sendfile), both on CPU $SERVER_CPU; wrk on CPU $WRK_CPU; ${SECONDS_EACH} s per run, median of $ROUNDS rounds"
 echo "playlist $PLAYLIST_BYTES B, segment $SEGMENT_BYTES B"
 echo
 echo "| connections | resource | fan req/s | nginx req/s | ratio | fan MB/s | nginx MB/s | ratio | fan p99 ms | nginx p99 ms |"

@@ -65,3 +65,10 @@ struct MHD_Response *gs_mhd_response_borrowing(const void *body, size_t size,
 /// libmicrohttpd is done with it (client gone or stream ended).
 struct MHD_Response *gs_mhd_response_streaming(size_t block_size, MHD_ContentReaderCallback reader,
                                                void *cls, MHD_ContentReaderFreeCallback release);
+
+/// An anonymous memory file (memfd_create, close-on-exec), or -1 with errno set.
+int gs_mhd_memfd(const char *name);
+
+/// A response sending `size` bytes of `fd` from `offset` (sendfile where the platform has it).
+/// `fd` stays the caller's: the response owns a duplicate. NULL on failure.
+struct MHD_Response *gs_mhd_response_from_fd(int fd, uint64_t offset, uint64_t size);

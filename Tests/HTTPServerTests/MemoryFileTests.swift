@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import TestSupport
+@testable import HTTPServer
+
+/// Memory files and answers sent from them (`HTTPResponse.file`, sendfile).
+struct MemoryFileTests {
+    static let pattern: [UInt8] = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+
+    @Test func appendsAndReadsBack() throws {
+        let file = try MemoryFile(name: "test")
+        try Self.pattern[..<1000].withUnsafeBytes { try file.append($0) }
+        try Self.pattern[1000...].withUnsafeBytes { try file.append($0) }
+        try [UInt8]().withUnsafeBytes { try file.append($0) }
+        #expect(file.size == Self.pattern.count)
+        let all = try file.read(0..<Self.pattern.count)
+        let some = try file.read(999..<1003)
+        #expect(all == Self.pattern)
+        #expect(some == Array(Self.pattern[999..<1003]))
+        let past = thrownError(HTTPServerError.self) { _ = try file.read(299_990..<300_010) }
+        #expect(past?.errno == EIO)
+        #expect(past.map { String(describing: $0).contains("past the end") } == true)
+    }
+
+    /// Each answer owns a duplicate descriptor: the file may go (a segment evicted) while the
+    /// answer is in flight, and it is still sent whole. Ranges of a file answer only that range.
+    @Test func answersFromAMemoryFileEvenAfterItIsDropped() throws {
+        let server = try HTTPServer(HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { request in
+            guard let file = try? MemoryFile(name: "answer") else { return .text(500, "no memory file") }
+            do { try Self.pattern.withUnsafeBytes { try file.append($0) } } catch { return .text(500, "\(error)") }
+            var response = HTTPResponse(status: 200, headers: [("Content-Type", "video/mp2t")])
+            response.file = request.path == "/part" ? FileBody(file, 1000..<5000) : FileBody(file, 0..<file.size)
+            return response   // `file` is released here, before libmicrohttpd sends a byte
+        }
+        defer { server.stop() }
+        let whole = try RawHTTPClient(port: server.port).get("/whole")
+        #expect(whole.status == 200)
+        #expect(whole.headers["content-length"] == "\(Self.pattern.count)")
+        #expect(whole.body == Self.pattern)
+        let part = try RawHTTPClient(port: server.port).get("/part")
+        #expect(part.body == Array(Self.pattern[1000..<5000]))
+        let head = try RawHTTPClient(port: server.port).send(Array("HEAD /whole HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        #expect(head.headers["content-length"] == "\(Self.pattern.count)" && head.body.isEmpty)
+    }
+}
