@@ -17,6 +17,7 @@ all: build
 -include tools/qemu/vm.mk
 -include tools/bench/bench.mk
 -include tools/fuzz/fuzz.mk
+-include tools/soak/soak.mk
 
 deps:
 	@tools/deps.sh $(DEPS)

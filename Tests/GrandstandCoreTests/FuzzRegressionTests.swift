@@ -1,0 +1,29 @@
+import Testing
+@testable import GrandstandCore
+
+/// Inputs the fuzz targets found crashing (tools/fuzz, docs/reliability.md "Findings"), replayed
+/// through the same code paths. The raw inputs are in Tests/Fixtures/fuzz/ (seeds of their target).
+@Suite struct FuzzRegressionTests {
+    /// `query`: `rewind.m3u8?at=0` (or any moment before ~1991, down to the most negative the
+    /// parser accepts) overflowed the tick arithmetic of the distance behind the live edge — a
+    /// trap any fan could trigger. Such moments now clamp like offsets: the oldest segment.
+    @Test(arguments: ["at=0", "at=-9223372036853", "at=-1", "at=9223372036853", "offset=-1e300", "offset=-9999999999999999999"])
+    func rewindToAnyMomentStartsInsideTheWindow(query: String) throws {
+        let w = window(complete: 25, openParts: 1)
+        let position = try #require(RewindPosition.parse(query: query[...]))
+        let start = try #require(w.rewindStart(position))
+        let held = w.completeSegments.map(\.mediaSequence)
+        #expect(held.contains(start.firstSequence), "\(query) → \(start)")
+        let playlist = w.rewindPlaylist(position)
+        #expect(playlist.hasPrefix("#EXTM3U") && playlist.contains("#EXT-X-START:TIME-OFFSET="))
+    }
+
+    /// The far past starts at the oldest segment, the future at HOLD-BACK from the live edge.
+    @Test func farMomentsClampToTheWindowEdges() throws {
+        let w = window(complete: 25, openParts: 1)
+        let past = try #require(w.rewindStart(.programDateTime(nanoseconds: 0)))
+        #expect(past.firstSequence == w.completeSegments.first?.mediaSequence && past.offsetTicks == 0)
+        let future = try #require(w.rewindStart(.programDateTime(nanoseconds: Int64.max)))
+        #expect(future.behindLiveTicks >= w.holdBackTicks)
+    }
+}
