@@ -96,6 +96,23 @@ final class FaultBed {
     }
 
     func total(_ key: String) throws -> Int? { IngestStats.int(try stats()["total"]?[key]) }
+
+    /// A channel's counters once they stop changing (the streamer is done; the last FEC window
+    /// is decided at the repair timeout): polled until two reads 1.5 s apart agree.
+    func settledCounters(_ channel: String) throws -> [String: Int] {
+        var last: [String: Int] = [:]
+        var result: [String: Int] = [:]
+        try waitFor("\(channel)'s counters to settle") {
+            Thread.sleep(forTimeInterval: 1.5)
+            guard case .object(let fields)? = try stats()["channels"]?[channel] else { return false }
+            let pairs = fields.compactMap { field in IngestStats.int(field.value).map { (field.key, $0) } }
+            let now = Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+            defer { last = now }
+            result = now
+            return !now.isEmpty && now == last
+        }
+        return result
+    }
 }
 
 /// Where the fault tests cannot run (not root, or qemu-user without packet sockets), what they

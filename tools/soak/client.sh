@@ -6,11 +6,16 @@
 # usage: client.sh BASE COUNTS
 set -uo pipefail
 base=$1 counts=$2
-ok=0 err=0 round=0
+ok=0 err=0 round=0 started=0
 declare -A fetched=()
 while true; do
     round=$((round + 1))
-    playlist=$(curl -s -m 5 -w '\n%{http_code}' "$base/live.m3u8") || { err=$((err + 1)); sleep 1; echo "$ok $err" >"$counts"; continue; }
+    # Until the first answer the daemon may still be starting: refused connections do not count.
+    if ! playlist=$(curl -s -m 5 -w '\n%{http_code}' "$base/live.m3u8"); then
+        (( started )) && { err=$((err + 1)); echo "$(date +%T) live.m3u8: no answer"; }
+        echo "$ok $err" >"$counts"; sleep 1; continue
+    fi
+    started=1
     code=${playlist##*$'\n'}
     if [[ $code == 200 ]]; then
         ok=$((ok + 1))

@@ -29,7 +29,9 @@ done
 mkdir -p "$out"
 rm -f "$out"/*.log "$out"/samples.csv "$out"/summary.md "$out"/clients-*.count
 ns=gs-soak-$$
-fan=127.0.0.1:18780 mgmt=127.0.0.1:18781 token=soak
+# Ports from the pid, so two soaks (a long one and soak-check) can run side by side.
+port=$(( 18000 + $$ % 500 * 2 ))
+fan=127.0.0.1:$port mgmt=127.0.0.1:$((port + 1)) token=soak
 pids=()
 
 cleanup() {
@@ -58,11 +60,10 @@ cat >"$out/config.json" <<EOF
  "discovery":{"sapGroups":["239.255.255.255"]}}
 EOF
 
-in_ns "$binary" run --config "$out/config.json" >"$out/daemon.log" 2>&1 &
-launcher=$!
-pids+=("$launcher")
-# `ip netns exec` execs the command, so the launcher's pid is the daemon's.
-daemon=$launcher
+# nsenter execs the daemon (ip netns exec would stay its parent), so $! is the daemon's pid.
+nsenter --net="/run/netns/$ns" "$binary" run --config "$out/config.json" >"$out/daemon.log" 2>&1 &
+daemon=$!
+pids+=("$daemon")
 
 sample="$repo/tools/samples/clean.ts"
 videos=()
