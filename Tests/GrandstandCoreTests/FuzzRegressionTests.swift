@@ -27,3 +27,23 @@ import Testing
         #expect(future.behindLiveTicks >= w.holdBackTicks)
     }
 }
+
+/// `query`: an upload URL whose host had brackets or colons outside a leading `[…]` parsed into a
+/// target whose description named another URL; such hosts are refused now, and every accepted
+/// target prints as a URL that parses back to it.
+@Suite struct FuzzRegressionUploadTargetTests {
+    @Test(arguments: ["http://nnnnnnnnnnnn[fd00::1]:80/:1]:8", "http://a[b]/", "http://a:b:80/", "http://x]:80/"])
+    func hostsWithStrayBracketsOrColonsAreRefused(url: String) {
+        guard case .failure(let problem) = UploadTarget.parse(url) else {
+            Issue.record("\(url) accepted")
+            return
+        }
+        #expect(problem.description.contains(url))
+    }
+
+    @Test(arguments: ["http://collector:8080/v1/stats", "http://[fd00::1]:80/", "http://[::1]/x?y=1", "http://10.0.0.1"])
+    func acceptedTargetsPrintAsURLsThatParseBack(url: String) throws {
+        let target = try UploadTarget.parse(url).get()
+        #expect(UploadTarget.parse(target.description) == .success(target))
+    }
+}
