@@ -4,7 +4,7 @@
 Growth is measured after a warm-up (the HLS window, caches and thread pools fill first): the
 median of the samples in the first tenth after the warm-up against the median of the last tenth,
 plus the least-squares slope after the warm-up projected to one hour.
-usage: report.py samples.csv --out summary.md [--crashed 0|1] [--max-growth PCT] [--assert]
+usage: report.py samples.csv --out summary.md [--crashed 0|1] [--max-growth PCT] [--warmup S] [--assert]
 With --assert the exit status is 1 on a crash, RSS or FD growth above the limit, or client errors
 above 1 % of requests.
 """
@@ -52,11 +52,12 @@ def main():
     parser.add_argument("--crashed", type=int, default=0)
     parser.add_argument("--max-growth", type=float, default=5.0)
     parser.add_argument("--daemon-log")
+    parser.add_argument("--warmup", type=float, help="seconds excluded from growth (default 20 %% of the run, 60-600 s)")
     parser.add_argument("--assert", dest="check", action="store_true")
     args = parser.parse_args()
     rows = [r for r in csv.DictReader(open(args.samples)) if r.get("daemon_alive") == "1"]
     duration = float(rows[-1]["t"]) if rows else 0.0
-    warmup = min(max(60.0, duration * 0.2), 600.0)
+    warmup = args.warmup if args.warmup is not None else min(max(60.0, duration * 0.2), 600.0)
     rss, fds = column(rows, "rss_kb"), column(rows, "fds")
     threads, cpu = column(rows, "threads"), column(rows, "cpu_pct")
     rss_growth, fd_growth = growth(rss, warmup), growth(fds, warmup)
@@ -105,7 +106,8 @@ def main():
         f"{max((v for _, v in rss), default=0) / 1024:.1f} MiB)", "",
         "| counter (after warm-up → end) | change |", "|---|---|",
     ]
-    for key in ("packets_received", "window_recovery_successes", "window_recovery_failures", "rtp_packets_lost", "hls_segments"):
+    for key in ("packets_received", "window_recovery_successes", "window_recovery_failures", "rtp_packets_lost", "hls_segments",
+                "pcap_dropped_kernel"):
         lines.append(f"| `{key}` | {delta(key)} |")
     lines += ["", "Result: " + ("PASS" if not failures else "FAIL — " + "; ".join(failures)), ""]
     text = "\n".join(lines)

@@ -6,12 +6,12 @@
 # CPU and the clients' errors every SOAK_INTERVAL seconds into samples.csv; report.py turns that
 # into summary.md (growth after warm-up) and, with --assert, fails on a crash or unbounded growth.
 #
-# usage: soak.sh --binary PATH --seconds N --out DIR [--interval S] [--assert] [--max-growth PCT]
+# usage: soak.sh --binary PATH --seconds N --out DIR [--interval S] [--assert] [--max-growth PCT] [--warmup S]
 # Needs root (network namespaces). Exit status: the report's (non-zero on crash or growth > limit).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-binary="" seconds=600 out="" interval=5 assert=() growth=5
+binary="" seconds=600 out="" interval=5 assert=() growth=5 warmup=()
 while (( $# )); do
     case $1 in
         --binary) binary=$2; shift 2 ;;
@@ -20,6 +20,7 @@ while (( $# )); do
         --interval) interval=$2; shift 2 ;;
         --assert) assert=(--assert); shift ;;
         --max-growth) growth=$2; shift 2 ;;
+        --warmup) warmup=(--warmup "$2"); shift 2 ;;
         *) echo "soak: unknown argument $1" >&2; exit 64 ;;
     esac
 done
@@ -35,7 +36,8 @@ fan=127.0.0.1:$port mgmt=127.0.0.1:$((port + 1)) token=soak
 pids=()
 
 cleanup() {
-    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    # Players first (newest first), the daemon last: its end is not a client error.
+    for (( i = ${#pids[@]} - 1; i >= 0; i-- )); do pkill -KILL -P "${pids[i]}" 2>/dev/null || true; kill -KILL "${pids[i]}" 2>/dev/null || true; done
     wait 2>/dev/null || true
     ip netns del "$ns" 2>/dev/null || true
 }
@@ -90,7 +92,7 @@ done
 pids+=($!)
 
 ticks=$(getconf CLK_TCK)
-echo "t,rss_kb,fds,threads,cpu_pct,http_ok,http_err,daemon_alive,packets_received,window_recovery_successes,window_recovery_failures,rtp_packets_lost,hls_segments" >"$out/samples.csv"
+echo "t,rss_kb,fds,threads,cpu_pct,http_ok,http_err,daemon_alive,packets_received,window_recovery_successes,window_recovery_failures,rtp_packets_lost,hls_segments,pcap_dropped_kernel" >"$out/samples.csv"
 start=$(date +%s)
 last_cpu=0 last_t=$start
 crashed=0
@@ -102,7 +104,7 @@ while true; do
         crashed=1
         wait "$daemon" && status=0 || status=$?
         echo "soak: the daemon exited (status $status) after $t s" | tee -a "$out/daemon.log" >&2
-        echo "$t,0,0,0,0,0,0,0,,,,," >>"$out/samples.csv"
+        echo "$t,0,0,0,0,0,0,0,,,,,," >>"$out/samples.csv"
         break
     fi
     rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$daemon/status")
@@ -125,4 +127,4 @@ while true; do
 done
 tail -3 "$out/send.log" >"$out/send-tail.log" 2>/dev/null || true
 python3 "$here/report.py" "$out/samples.csv" --out "$out/summary.md" --crashed "$crashed" --max-growth "$growth" \
-    --daemon-log "$out/daemon.log" "${assert[@]}"
+    --daemon-log "$out/daemon.log" "${warmup[@]}" "${assert[@]}"

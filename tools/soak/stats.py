@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Reads the daemon's /api/v1/stats JSON on stdin; prints the soak's counters (totals) as CSV
 fields: packets_received, window_recovery_successes, window_recovery_failures, rtp_packets_lost,
-hls_segments (empty when the answer is missing or not JSON)."""
+hls_segments, pcap_dropped_kernel (empty when the answer is missing or not JSON)."""
 import json, sys
 
-KEYS = ["packets_received", "window_recovery_successes", "window_recovery_failures", "rtp_packets_lost", "hls_segments"]
+KEYS = ["packets_received", "window_recovery_successes", "window_recovery_failures", "rtp_packets_lost", "hls_segments",
+        "pcap_dropped_kernel"]
 try:
     document = json.loads(sys.stdin.read())
     total = document.get("total", {})
