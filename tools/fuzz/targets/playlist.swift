@@ -31,16 +31,6 @@ func fuzzOne(_ bytes: [UInt8]) {
     var lastDTS: Int64?
     while !cursor.isAtEnd, frames < 3000 {
         let op = cursor.u8()
-        defer {
-            // The longest frame so far (a DTS step under the 2 s restart threshold): one access
-            // unit cannot be split, so a part or segment of that one frame may be that long.
-            if let last = lastDTS, stream.dts > last, stream.dts - last <= segmenter.timestampJumpTicks {
-                let seconds = Double(stream.dts - last) / 90_000
-                classic.longestFrame = max(classic.longestFrame, seconds)
-                low.longestFrame = max(low.longestFrame, seconds)
-            }
-            lastDTS = stream.dts
-        }
         var update: HLSPackager.Update
         switch op >> 5 {
         case 0, 1, 2, 3:
@@ -69,6 +59,15 @@ func fuzzOne(_ bytes: [UInt8]) {
         }
         frames += 1
         _ = update
+        // The longest frame so far (a DTS step under the 2 s restart threshold), noted before
+        // the checks: one access unit cannot be split, so a part or segment of that one frame
+        // may be that long.
+        if let last = lastDTS, stream.dts > last, stream.dts - last <= segmenter.timestampJumpTicks {
+            let seconds = Double(stream.dts - last) / 90_000
+            classic.longestFrame = max(classic.longestFrame, seconds)
+            low.longestFrame = max(low.longestFrame, seconds)
+        }
+        lastDTS = stream.dts
         classic.check(packager.window.playlist(.init(lowLatency: false)))
         low.check(packager.livePlaylist())
     }
