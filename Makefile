@@ -7,7 +7,7 @@ SWIFT_BUILD_FLAGS ?=
 # Debian packages the host build and tests need (headers of every C library the package links,
 # plus the real peers the tests use).
 DEPS := pkg-config libpcap-dev libgpiod-dev gpiod libsystemd-dev systemd libavcodec-dev libavutil-dev \
-        libisal-dev libnl-genl-3-dev libmicrohttpd-dev curl ffmpeg tshark tcpdump iproute2 chromium
+        libisal-dev libnl-genl-3-dev libmicrohttpd-dev curl ffmpeg tshark tcpdump iproute2 chromium python3
 CHECK := test
 
 .PHONY: all deps stamp build test check clean demo
@@ -17,6 +17,7 @@ all: build
 -include tools/qemu/vm.mk
 -include tools/bench/bench.mk
 -include tools/fuzz/fuzz.mk
+-include packaging/package.mk
 -include tools/soak/soak.mk
 
 deps:

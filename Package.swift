@@ -56,19 +56,24 @@ let package = Package(
         .target(name: "HTTPClient", dependencies: ["GrandstandCore"], path: "Sources/Adapters/HTTPClient"),
         // UDP multicast sending (and a joined receiver for tests): Glibc sockets only.
         .target(name: "Multicast", dependencies: ["GrandstandCore"], path: "Sources/Adapters/Multicast"),
+        // The content cache's durable store (objects + index journal, crash recovery): Glibc only.
+        .target(name: "ContentStore", dependencies: ["GrandstandCore"], path: "Sources/Adapters/ContentStore"),
 
         // MARK: The one executable that wires everything.
         .executableTarget(
             name: "grandstand",
             dependencies: [
                 "GrandstandCore", "Capture", "Systemd", "MediaCodec", "ErasureCoding", "WiFi", "GPIO",
-                "HTTPServer", "HTTPClient", "Multicast", "CGSBuildStamp",
+                "HTTPServer", "HTTPClient", "Multicast", "ContentStore", "CGSBuildStamp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/grandstand"),
 
         // MARK: Benchmarks (tools/bench): `swift run -c release fec-bench`.
         .executableTarget(name: "fec-bench", dependencies: ["GrandstandCore", "ErasureCoding", "CGSISAL"], path: "tools/bench/fec"),
+
+        // The cache's crash-safety proof writer (tools/cache-killtest, run by ContentCacheTests).
+        .executableTarget(name: "cache-killtest", dependencies: ["GrandstandCore", "ContentStore"], path: "tools/cache-killtest"),
 
         // MARK: Tests: one target per module; fixtures live beside them under Tests/Fixtures.
         .target(name: "TestSupport", path: "Tests/Support"),
@@ -82,6 +87,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer"]),
         .testTarget(name: "MulticastTests", dependencies: ["Multicast", "GrandstandCore", "TestSupport"]),
+        .testTarget(name: "ContentCacheTests", dependencies: ["ContentStore", "GrandstandCore", "HTTPClient", "TestSupport"]),
         .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "Multicast", "HTTPClient", "TestSupport"]),
     ]
 )

@@ -9,5 +9,5 @@ struct Grandstand: ParsableCommand {
         abstract: "Venue gateway: multicast ingest, FEC, HLS serving, LEDs and journald reporting.",
         subcommands: [RunCommand.self, DemoCommand.self, ReplayCommand.self, SendCommand.self, ListenCommand.self,
                       StatusCommand.self, ChannelsCommand.self, StatsCommand.self, LogsCommand.self, LedsCommand.self,
-                      VersionCommand.self, BenchFanCommand.self])
+                      VersionCommand.self, BenchFanCommand.self, RecordCommand.self])
 }

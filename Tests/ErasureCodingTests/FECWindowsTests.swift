@@ -117,3 +117,46 @@ extension FECWindowsTests {
         #expect(isal == ReedSolomonRepairHeader.checksum(of: bytes))
     }
 }
+
+extension FECWindowsTests {
+    /// A long stream on ISA-L: the source ring (4096 slots) wraps, so packets are
+    /// released from it while the decoder prefetches the storage of packets it is about to
+    /// release (stale addresses included: the decoder owns fresh copies that die with their
+    /// slot); two losses per window, every window recovers byte-exact and in order, and the
+    /// recurring loss pattern is solved once.
+    @Test func ringWrapsWithPrefetchOnISAL() throws {
+        let k = 20, m = 5, count = 4_200
+        var random = SeededBytes(state: 77)
+        let math = ISALReedSolomonMath()
+        var encoder = ReedSolomonWindowEncoder(configuration: .init(sourceCount: k, repairCount: m), math: math)
+        var decoder = ReedSolomonWindowDecoder(math: math)
+        var actions: [FECAction] = []
+        var delivered = 0, recovered = 0, mismatches = 0
+        var sent: [[UInt8]] = []
+        func drain() {
+            for case let .deliver(packet) in actions {
+                if packet.bytes != sent[delivered] { mismatches += 1 }
+                if packet.recovered { recovered += 1 }
+                delivered += 1
+            }
+            actions.removeAll(keepingCapacity: true)
+        }
+        for i in 0..<count {
+            let packet = Self.rtp(UInt16(truncatingIfNeeded: i), length: 8 * (1 + i % 7), random: &random)
+            sent.append(packet)
+            let repairs = encoder.add(packet)
+            if i % k != 3, i % k != 11 {
+                let copy = packet.withUnsafeBufferPointer { Array($0) }   // the decoder's own storage
+                decoder.receiveSource(copy[...], nowNanoseconds: Int64(i) * 1_000, into: &actions)
+            }
+            for repair in repairs.prefix(2) { decoder.receiveRepair(repair[...], nowNanoseconds: Int64(i) * 1_000, into: &actions) }
+            drain()
+        }
+        decoder.finish(nowNanoseconds: Int64(count) * 1_000, into: &actions)
+        drain()
+        #expect(delivered == count && mismatches == 0)
+        #expect(recovered == 2 * count / k)
+        #expect(decoder.stats.windowRecoverySuccesses == count / k && decoder.stats.windowRecoveryFailures == 0)
+        #expect(math.decodeCacheMisses == 1)
+    }
+}

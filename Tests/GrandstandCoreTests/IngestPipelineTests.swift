@@ -256,13 +256,19 @@ struct IngestPipelineTests {
 }
 
 struct IngestFileChannelTests {
-    @Test func fileChannelPacketsAreCountedButNotDeliveredAsData() {
+    @Test func fileChannelPacketsGoToTheFileReceiverNotAsData() {
         var pipeline = IngestPipeline(configuration: IngestConfiguration(policy: .permissive))
         let sdp = Announce.sdp(name: "Files", media: ["m=application 6000 FLUTE/UDP 0", "a=x-grandstand-kind:file"])
         _ = pipeline.ingest(Traffic.datagram(Announce.packet(sdp), to: IPAddress(parsing: "239.255.255.255")!, port: 9875))
         #expect(pipeline.channels.first?.kind == .file)
         let actions = pipeline.ingest(Traffic.datagram([1, 2, 3], port: 6000))
-        #expect(actions.isEmpty)
+        // Whole payloads for the FLUTE receiver (docs/files.md), never data messages.
+        #expect(actions.count == 1)
+        if case .fileDatagram(let id, let payload, _)? = actions.first {
+            #expect(id == "files" && Array(payload) == [1, 2, 3])
+        } else {
+            Issue.record("expected a fileDatagram, got \(actions)")
+        }
         #expect(pipeline.stats.channel("files", "packets_received") == 1)
         #expect(pipeline.stats.channel("files", "data_messages") == 0)
     }

@@ -54,40 +54,33 @@ import TestSupport
         hw_mode=g
         channel=1
         """.write(to: configuration, atomically: true, encoding: .utf8)
-        // hostapd runs in the foreground as our child (no -B: a daemonized hostapd could keep an
-        // inherited pipe open), output to its log file only.
-        let hostapd = Process()
-        hostapd.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        hostapd.arguments = ["hostapd", "-f", directory.appendingPathComponent("hostapd.log").path, configuration.path]
-        hostapd.standardInput = FileHandle.nullDevice
-        hostapd.standardOutput = FileHandle.nullDevice
-        hostapd.standardError = FileHandle.nullDevice
+        // hostapd in the foreground as our child (no -B), spawned without Foundation.Process.
+        var hostapd: SpawnedProcess?
         defer {
-            if hostapd.isRunning {
-                hostapd.terminate()
-                hostapd.waitUntilExit()
-            }
-            _ = try? runCommand(["iw", "dev", stationName, "disconnect"])
+            hostapd?.stop()
+            _ = try? runCommand(["timeout", "20", "iw", "dev", stationName, "disconnect"])
             try? FileManager.default.removeItem(at: directory)
         }
         try runCommand(["ip", "link", "set", stationName, "up"])
         func log() -> String {
             (try? String(contentsOf: directory.appendingPathComponent("hostapd.log"), encoding: .utf8)) ?? ""
         }
-        try hostapd.run()
+        let daemon = try SpawnedProcess(["hostapd", "-f", directory.appendingPathComponent("hostapd.log").path, configuration.path])
+        hostapd = daemon
         _ = try waitFor("\(apName) beaconing") { () -> Bool? in
-            guard hostapd.isRunning else { throw WaitTimeout(description: "hostapd exited \(hostapd.terminationStatus): \(log())") }
+            guard daemon.isRunning else { throw WaitTimeout(description: "hostapd exited: \(log())") }
             let info = try socket.linkInfo(interface: apName)
             return info.mode == "ap" && info.ssid == Self.ssid ? true : nil
         }
-        try runCommand(["iw", "dev", stationName, "connect", Self.ssid])
+        try runCommand(["timeout", "20", "iw", "dev", stationName, "connect", Self.ssid])
 
         // The venue table spells the BSSID differently (upper case, dashes): matched as a MAC.
         let table = [GatewayConfig.WiFiAccessPoint(name: "other-ap", bssid: "02:00:00:00:99:99"),
                      GatewayConfig.WiFiAccessPoint(name: "north-stand", bssid: apMAC.description.uppercased().replacingOccurrences(of: ":", with: "-"))]
         let station = try waitFor("\(stationName) associated") { () -> WiFiLinkInfo? in
             let info = try NL80211Socket().linkInfo(interface: stationName, accessPoints: table)
-            return info.associated && info.signalDBm != nil ? info : nil
+            // The tx rate is known after the first frames to the AP, a moment after association.
+            return info.associated && info.signalDBm != nil && (info.txBitrateKbps ?? 0) > 0 ? info : nil
         }
         print("nl80211 station: \(station)") // evidence in the VM log
         #expect(station.mode == "station")

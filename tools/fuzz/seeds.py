@@ -128,6 +128,9 @@ def main(fixtures, root):
             out.put("inflate", b"\x01" + data[2:-4])
         elif name.endswith(".json") or name.endswith(".jsonl"):
             out.put("config", data[:16_000])
+            if name == "feed.json":  # catalog: a query line, then the feed
+                out.put("catalog", b"q=name:like:derby&q1=season:>=:2025&sort=-startDate&limit=5\n" + data[:16_000])
+                out.put("catalog", b"q=startDate:>:2025-08-01T12:00:00+01:00&dateField=end&dateTo=2025-09-01\n" + data[:8_000])
         elif name.endswith(".ts"):
             packets = data[:len(data) // 188 * 188]
             # 48-packet pieces (small inputs fuzz faster): the start (PAT, PMT, first keyframe)

@@ -46,6 +46,7 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
     public let maxCachedPatterns: Int
     private var codecs: [Shape: ReedSolomonCodec] = [:]
     private var decoders: [Pattern: ReedSolomonDecoder] = [:]
+    private var last: (pattern: Pattern, decoder: ReedSolomonDecoder)? = nil
     public private(set) var decodeCacheHits = 0
     public private(set) var decodeCacheMisses = 0
 
@@ -89,8 +90,26 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
         return try locked { try cachedDecoder(sourceCount: k, repairCount: m, survivors: survivors) }
     }
 
+    /// The decoder's hot path: `indices` are already the k ascending survivors (no copy, no set).
+    private func decoder(sourceCount k: Int, repairCount m: Int, indices: [Int]) throws -> ReedSolomonDecoder {
+        let survivors = indices.count == k && Self.isAscending(indices) ? indices : Self.lowest(k, of: indices)
+        return try locked { try cachedDecoder(sourceCount: k, repairCount: m, survivors: survivors) }
+    }
+
     private func cachedDecoder(sourceCount k: Int, repairCount m: Int, survivors: [Int]) throws -> ReedSolomonDecoder {
         let pattern = Pattern(shape: Shape(k: k, m: m), survivors: survivors)
+        // A stream repeats its loss pattern: the last one answers without hashing.
+        if let last, last.pattern == pattern {
+            decodeCacheHits += 1
+            return last.decoder
+        }
+        let decoder = try lookUp(pattern, survivors: survivors)
+        last = (pattern, decoder)
+        return decoder
+    }
+
+    private func lookUp(_ pattern: Pattern, survivors: [Int]) throws -> ReedSolomonDecoder {
+        let k = pattern.shape.k, m = pattern.shape.m
         if let decoder = decoders[pattern] {
             decodeCacheHits += 1
             return decoder
@@ -105,8 +124,17 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
     /// The k lowest distinct indices (already the case for the decoder's ascending lists).
     static func lowest(_ k: Int, of received: some Sequence<Int>) -> [Int] {
         let list = Array(received)
-        if list.count == k, zip(list, list.dropFirst()).allSatisfy({ $0 < $1 }) { return list }
+        if list.count == k, isAscending(list) { return list }
         return Array(Set(list).sorted().prefix(k))
+    }
+
+    static func isAscending(_ list: [Int]) -> Bool {
+        var i = 1
+        while i < list.count {
+            if list[i - 1] >= list[i] { return false }
+            i += 1
+        }
+        return true
     }
 
     public func encode(sourceCount k: Int, repairCount m: Int, symbolLength: Int, sources: [[UInt8]]) throws -> [[UInt8]] {
@@ -126,7 +154,7 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
     /// The hot path: ISA-L reads the survivors in place and writes the rebuilt sources in place.
     public func reconstruct(sourceCount k: Int, repairCount m: Int, symbolLength: Int, indices: [Int],
                             symbols: UnsafeBufferPointer<UInt8>, output: UnsafeMutableBufferPointer<UInt8>) throws {
-        let decoder = try decoder(sourceCount: k, repairCount: m, received: indices)
+        let decoder = try decoder(sourceCount: k, repairCount: m, indices: indices)
         guard indices == decoder.survivors, symbols.count >= k * symbolLength,
               output.count >= decoder.missing.count * symbolLength, let input = symbols.baseAddress else {
             throw ErasureCodingError("reconstruct", .wrongOutputCount(expected: decoder.missing.count, got: output.count / max(1, symbolLength)))
@@ -141,7 +169,7 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
     public func reconstruct(sourceCount k: Int, repairCount m: Int, indices: [Int], columns: [Int],
                             inputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>,
                             outputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>) throws {
-        let decoder = try decoder(sourceCount: k, repairCount: m, received: indices)
+        let decoder = try decoder(sourceCount: k, repairCount: m, indices: indices)
         let e = decoder.missing.count
         guard indices == decoder.survivors, inputs.count >= columns.count * k, outputs.count >= columns.count * e,
               let input = inputs.baseAddress, let output = outputs.baseAddress else {
@@ -157,5 +185,11 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
     public func crc32c(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
         return ~crc32_iscsi(UnsafeMutablePointer(mutating: base), Int32(clamping: bytes.count), 0xFFFF_FFFF)
+    }
+
+    /// Software prefetch (CGSISAL's `gs_prefetch_*`): the decoder hides cache misses with it.
+    public func prefetch(_ address: UInt, count: Int, forWriting: Bool) {
+        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return }
+        if forWriting { gs_prefetch_write(pointer) } else { gs_prefetch_range(pointer, count) }
     }
 }

@@ -10,6 +10,8 @@ public struct HTTPClient: Sendable {
     public var timeoutSeconds: Double
     /// Largest response accepted, so a confused peer cannot exhaust memory.
     public var maxResponseBytes = 64 << 20
+    /// For `stream`: longest wait for more body bytes before ETIMEDOUT; nil waits forever (a follow).
+    public var bodyIdleTimeoutSeconds: Double?
 
     public init(_ endpoint: HTTPEndpoint, timeoutSeconds: Double = 5) {
         self.endpoint = endpoint
@@ -85,7 +87,7 @@ public struct HTTPClient: Sendable {
         }
         guard try deliver(bytes[(end + 4)...]) else { return response }
         while true {
-            let count = try readSome(fd: fd, into: &chunk, deadline: nil)
+            let count = try readSome(fd: fd, into: &chunk, deadline: bodyIdleTimeoutSeconds.map { monotonicNow() + $0 })
             guard count > 0, try deliver(chunk[..<count]) else { return response }
         }
     }

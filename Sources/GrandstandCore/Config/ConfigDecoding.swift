@@ -27,7 +27,7 @@ extension GatewayConfig {
     static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> GatewayConfig? {
         guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board",
                                                                          "streamers", "channels", "discovery", "fec", "health", "hls",
-                                                                         "stateDirectory", "logLevel", "reporting"]) else {
+                                                                         "stateDirectory", "logLevel", "reporting", "catalog", "cache"]) else {
             return nil
         }
         let license = decodeLicense(root, &reader)
@@ -76,6 +76,7 @@ extension GatewayConfig {
         let health = HealthConfig.decode(root["health"], at: root.path("health"), &reader)
         let hls = decodeHLS(root, &reader)
         let reporting = decodeReporting(root, &reader)
+        let catalog = decodeCatalog(root, &reader)
         guard let license else { return nil }
         var config = GatewayConfig(license: license, network: network, listeners: listeners, managementToken: token,
                                    stateDirectory: stateDirectory ?? defaultStateDirectory, logLevel: logLevel, boardPath: board,
@@ -84,6 +85,8 @@ extension GatewayConfig {
         config.health = health
         config.hls = hls
         config.reporting = reporting
+        config.catalog = catalog
+        config.cache = decodeCache(root, stateDirectory: config.stateDirectory, &reader)
         return config
     }
 

@@ -61,6 +61,10 @@ public struct GatewayConfig: Sendable, Equatable {
     public var hls = HLS()
     /// Periodic stats reports (`reporting` in the file; docs/reporting.md).
     public var reporting = Reporting()
+    /// The fixtures feed for catalog search (`catalog`; docs/catalog.md).
+    public var catalog = CatalogSource()
+    /// The content cache and prefetch origin (`cache`; docs/cache.md); nil: no cache.
+    public var cache: Cache?
 }
 
 /// A numeric listen address `host:port` (`[v6]:port` for IPv6).

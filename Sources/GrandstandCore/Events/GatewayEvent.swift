@@ -7,6 +7,8 @@ public struct GatewayEvent: Sendable, Equatable {
         case captureUp = "capture-up", captureDown = "capture-down", groupRejoined = "group-rejoined"
         case serviceUp = "service-up", serviceDown = "service-down", inVenue = "in-venue", outOfVenue = "out-of-venue"
         case faultInjected = "fault-injected", ledsAvailable = "leds-available"
+        case catalogUpdated = "catalog-updated", catalogRejected = "catalog-rejected"
+        case recordStarted = "record-started", recordStopped = "record-stopped", recordFailed = "record-failed"
 
         /// journald MESSAGE_ID (128-bit, lowercase hex without dashes, per sd-id128(3)).
         public var messageID: String {
@@ -28,6 +30,11 @@ public struct GatewayEvent: Sendable, Equatable {
             case .outOfVenue: "d8195647d1374227a801b1b3d723c00b"
             case .faultInjected: "810f20dde8d640878b712669f2dcc8c5"
             case .ledsAvailable: "34afe8781efd4522af162bfc4ea5f2e9"
+            case .catalogUpdated: "d37228b7bedf4e4d91bd6a7b6d98f334"
+            case .catalogRejected: "9cfa62fdf855454fbd4e105d6680e57a"
+            case .recordStarted: "00361df71b15463b89bbb02355922248"
+            case .recordStopped: "c103aeae3ac346fcb791901ecc4ed89e"
+            case .recordFailed: "e65599d0717940f7ad5008b2629e24b6"
             }
         }
 
@@ -35,9 +42,9 @@ public struct GatewayEvent: Sendable, Equatable {
         public var priority: Int {
             switch self {
             case .ready, .stopping, .reloaded, .channelAdded, .channelRemoved, .captureUp, .groupRejoined, .serviceUp, .inVenue,
-                 .outOfVenue, .ledsAvailable: 5
-            case .channelUpdated: 6
-            case .ledsUnavailable, .captureDown, .serviceDown: 4
+                 .outOfVenue, .ledsAvailable, .recordStarted, .recordStopped: 5
+            case .channelUpdated, .catalogUpdated: 6
+            case .ledsUnavailable, .captureDown, .serviceDown, .catalogRejected, .recordFailed: 4
             case .configRejected, .faultInjected: 3
             }
         }

@@ -28,10 +28,20 @@ struct FECSourceBuffer: Sendable {
     let history: Int64
     let hold: Int64
     private let mask: Int
-    private var slots: [Entry?]
-    /// The extended sequence number in each slot (-1: empty), beside `slots` so membership tests
-    /// read one integer and never touch (retain) the packet: its memory may be long cold.
+    // The ring as parallel arrays (one slot per extended sequence number modulo the capacity):
+    // a membership test reads one integer and never touches (retains) a packet whose memory may
+    // be long cold, and delivery retains the packet once (docs/performance.md, "FEC").
+    /// The extended sequence number in each slot (-1: empty).
     private var exts: [Int64]
+    private var packets: [[UInt8]]
+    private var arrivals: [Int64]
+    private var recoveredFlags: [Bool]
+    /// Address and length of each slot's packet bytes: the ring owns its packets and never
+    /// mutates them, so their storage stays where `insert` saw it while the slot holds them;
+    /// `withPacket` reads through it (no retain/release of a cold packet) and the decoder
+    /// prefetches with it.
+    private var addresses: [UInt]
+    private var lengths: [Int]
     /// Next extended sequence number to release; -1 before the first packet.
     private(set) var next: Int64 = -1
     /// Highest extended sequence number stored.
@@ -45,8 +55,12 @@ struct FECSourceBuffer: Sendable {
         var capacity = 1
         while capacity < max(1, history) + Int(Self.maxJump) + 2 { capacity <<= 1 }
         mask = capacity - 1
-        slots = Array(repeating: nil, count: capacity)
         exts = Array(repeating: -1, count: capacity)
+        packets = Array(repeating: [], count: capacity)
+        arrivals = Array(repeating: 0, count: capacity)
+        recoveredFlags = Array(repeating: false, count: capacity)
+        addresses = Array(repeating: 0, count: capacity)
+        lengths = Array(repeating: 0, count: capacity)
     }
 
     var started: Bool { next >= 0 }
@@ -61,23 +75,48 @@ struct FECSourceBuffer: Sendable {
     /// The packet at `ext` if it is still held or in the history.
     func entry(_ ext: Int64) -> Entry? {
         guard contains(ext) else { return nil }
-        return slots[Int(ext & Int64(mask))]
+        let i = Int(ext & Int64(mask))
+        return Entry(ext: ext, bytes: packets[i], arrival: arrivals[i], recovered: recoveredFlags[i])
     }
+
+    /// `body` on the bytes of the packet at `ext` (no copy, no retain), nil if it is not here.
+    func withPacket<R>(_ ext: Int64, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
+        guard contains(ext) else { return nil }
+        let i = Int(ext & Int64(mask))
+        return try body(UnsafeBufferPointer(start: UnsafePointer(bitPattern: addresses[i]), count: lengths[i]))
+    }
+
+    /// Storage address (a prefetch hint, 0 when empty) of the packet in `ext`'s slot: after
+    /// storing `ext` that packet; before, the one storing `ext` would release (prefetching it a
+    /// few packets ahead hides the cache miss of its release).
+    func address(_ ext: Int64) -> UInt { addresses[Int(ext & Int64(mask))] }
+
+    /// Byte count of the packet in `ext`'s slot (with `address`).
+    func length(_ ext: Int64) -> Int { lengths[Int(ext & Int64(mask))] }
 
     func contains(_ ext: Int64) -> Bool {
         started && ext >= next - history && ext <= highest && exts[Int(ext & Int64(mask))] == ext
     }
 
-    mutating func insert(ext: Int64, bytes: [UInt8], arrival: Int64, recovered: Bool) -> InsertOutcome {
+    /// Storing `ext` would mean the sender restarted (`insert` answers `.restart`).
+    func isJump(_ ext: Int64) -> Bool {
+        started && (ext > highest + Self.maxJump || ext < next - history - Self.maxJump)
+    }
+
+    mutating func insert(ext: Int64, bytes: __owned [UInt8], arrival: Int64, recovered: Bool) -> InsertOutcome {
         if !started {
             next = ext
             highest = ext - 1
         }
-        if ext > highest + Self.maxJump || ext < next - history - Self.maxJump { return .restart }
+        if isJump(ext) { return .restart }
         let index = Int(ext & Int64(mask))
         if exts[index] == ext, ext >= next - history { return .duplicate }
         guard ext >= next - history else { return .late }
-        slots[index] = Entry(ext: ext, bytes: bytes, arrival: arrival, recovered: recovered)
+        addresses[index] = bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        lengths[index] = bytes.count
+        packets[index] = bytes
+        arrivals[index] = arrival
+        recoveredFlags[index] = recovered
         exts[index] = ext
         if ext > highest {
             highest = ext
@@ -96,10 +135,12 @@ struct FECSourceBuffer: Sendable {
     /// `release(now:stats:awaited:)` appending to `actions`.
     mutating func release(now: Int64, stats: inout FECStats, into actions: inout [FECAction], awaited: (Int64) -> Bool) {
         while started, next <= highest {
-            if let entry = slots[Int(next & Int64(mask))], entry.ext == next {
-                actions.append(.deliver(FECDeliveredPacket(sequenceNumber: UInt16(truncatingIfNeeded: next), bytes: entry.bytes,
-                                                           recovered: entry.recovered, timestampNanoseconds: entry.arrival)))
-                if entry.recovered { stats.recoveredPackets += 1 } else { stats.sourcePackets += 1 }
+            let slot = Int(next & Int64(mask))
+            if exts[slot] == next {
+                let recovered = recoveredFlags[slot]
+                actions.append(.deliver(FECDeliveredPacket(sequenceNumber: UInt16(truncatingIfNeeded: next), bytes: packets[slot],
+                                                           recovered: recovered, timestampNanoseconds: arrivals[slot])))
+                if recovered { stats.recoveredPackets += 1 } else { stats.sourcePackets += 1 }
                 if !abandoned.isEmpty { abandoned.remove(next) }
                 next += 1
                 continue
@@ -107,7 +148,7 @@ struct FECSourceBuffer: Sendable {
             // The head is missing; the first packet after it has been waiting since its arrival.
             var follower = next + 1
             while follower <= highest, !contains(follower) { follower += 1 }
-            let waited = follower <= highest ? now - (entry(follower)?.arrival ?? now) : 0
+            let waited = follower <= highest ? now - arrivals[Int(follower & Int64(mask))] : 0
             var run: Int64 = 0
             while next + run < follower {
                 let ext = next + run
@@ -154,8 +195,9 @@ struct FECSourceBuffer: Sendable {
             ext += 1
         }
         endRun(ext)
-        slots = Array(repeating: nil, count: slots.count)
         exts = Array(repeating: -1, count: exts.count)
+        packets = Array(repeating: [], count: packets.count)
+        addresses = Array(repeating: 0, count: addresses.count)
         next = -1
         highest = -1
         abandoned = []

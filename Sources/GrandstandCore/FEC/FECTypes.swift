@@ -192,6 +192,16 @@ struct RTPFields: Equatable, Sendable {
         self.timestamp = timestamp
         self.ssrc = ssrc
     }
+
+    /// The same from raw bytes (the decoders' hot path: no retain of the packet's storage).
+    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count >= 12, bytes[0] >> 6 == 2 else { return nil }
+        first = bytes[0]
+        second = bytes[1]
+        sequence = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+        timestamp = UInt32(bytes[4]) << 24 | UInt32(bytes[5]) << 16 | UInt32(bytes[6]) << 8 | UInt32(bytes[7])
+        ssrc = UInt32(bytes[8]) << 24 | UInt32(bytes[9]) << 16 | UInt32(bytes[10]) << 8 | UInt32(bytes[11])
+    }
 }
 
 extension Array where Element == UInt8 {

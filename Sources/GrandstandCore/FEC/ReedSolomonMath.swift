@@ -27,6 +27,11 @@ public protocol ReedSolomonMath: Sendable {
 
     /// CRC-32C of `bytes` (implementations may use a hardware CRC).
     func crc32c(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32
+
+    /// Hints (software prefetch; default: nothing) that `count` bytes at `address` will be read
+    /// soon, or with `forWriting` that the object header at `address` will be written (released).
+    /// Never dereferences: any address is allowed.
+    func prefetch(_ address: UInt, count: Int, forWriting: Bool)
 }
 
 extension ReedSolomonMath {
@@ -78,4 +83,7 @@ extension ReedSolomonMath {
 
     /// CRC-32C (Castagnoli) of `bytes`, for the repair-symbol check. Default: table-driven Swift.
     public func crc32c(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 { CRC32C.checksum(bytes) }
+
+    /// No prefetch (the core has no access to the instruction).
+    public func prefetch(_ address: UInt, count: Int, forWriting: Bool) {}
 }

@@ -113,21 +113,22 @@ public struct ReedSolomonWindowDecoder: Sendable {
 
     /// `receiveSource(_:nowNanoseconds:)` appending to `actions`.
     public mutating func receiveSource(_ packet: ArraySlice<UInt8>, nowNanoseconds now: Int64, into actions: inout [FECAction]) {
-        guard let fields = RTPFields(packet) else {
+        guard let fields = packet.withUnsafeBufferPointer({ RTPFields($0) }) else {
             stats.sourcePacketsMalformed += 1
             return
         }
         if let known = ssrc, known != fields.ssrc { restart(now: now, into: &actions) }
         ssrc = fields.ssrc
-        // A slice spanning its whole array becomes that array without a copy.
-        let bytes = Array(packet)
         var ext = buffer.extend(fields.sequence)
-        var outcome = buffer.insert(ext: ext, bytes: bytes, arrival: now, recovered: false)
-        if outcome == .restart {
+        if buffer.isJump(ext) {
             restart(now: now, into: &actions)
             ext = buffer.extend(fields.sequence)
-            outcome = buffer.insert(ext: ext, bytes: bytes, arrival: now, recovered: false)
         }
+        prefetchEviction(ext)
+        // The ring takes the packet over: a slice spanning its whole array becomes that array
+        // without a copy (one retain per packet from here to delivery).
+        let outcome = buffer.insert(ext: ext, bytes: Array(packet), arrival: now, recovered: false)
+        if outcome == .stored { prefetchStored(ext) }
         switch outcome {
         case .duplicate, .late: stats.sourcePacketsLate += 1
         case .stored, .restart: break
@@ -210,6 +211,22 @@ public struct ReedSolomonWindowDecoder: Sendable {
     /// `finish(nowNanoseconds:)` appending to `actions`.
     public mutating func finish(nowNanoseconds now: Int64, into actions: inout [FECAction]) {
         restart(now: now, into: &actions)
+    }
+
+    /// Packets ahead of the ring slot whose old packet is prefetched before its release.
+    static let evictionLookahead: Int64 = 8
+
+    /// Software prefetch (a hint through `math`; docs/performance.md, "FEC"): the header of the
+    /// packet the ring releases a few arrivals from now (4096 packets old, cold) ...
+    private func prefetchEviction(_ ext: Int64) {
+        let old = buffer.address(ext + Self.evictionLookahead)
+        if old > 64 { math.prefetch(old - 32, count: 1, forWriting: true) }
+    }
+
+    /// ... and a stored packet's bytes towards L2, for the rebuild that may gather it k packets later.
+    private func prefetchStored(_ ext: Int64) {
+        let at = buffer.address(ext)
+        if at != 0 { math.prefetch(at, count: buffer.length(ext), forWriting: false) }
     }
 
     // MARK: Windows
@@ -366,6 +383,7 @@ public struct ReedSolomonWindowDecoder: Sendable {
     // MARK: Delivery
 
     private mutating func release(now: Int64, into actions: inout [FECAction]) {
+        guard !windows.isEmpty else { return buffer.release(now: now, stats: &stats, into: &actions) { _ in false } }
         let open = windows
         buffer.release(now: now, stats: &stats, into: &actions) { ext in open.contains { $0.base <= ext && ext < $0.end } }
     }

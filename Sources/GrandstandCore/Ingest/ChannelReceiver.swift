@@ -32,8 +32,11 @@ struct ChannelReceiver: Sendable {
             return
         }
         let time = datagram.timestampNanoseconds
-        // File channels (FLUTE) are only counted until file assembly plugs in here.
-        guard kind != .file else { return }
+        // File channels (FLUTE): the whole payload goes to the file receiver (docs/files.md).
+        guard kind != .file else {
+            actions.append(.fileDatagram(channelID: id, payload: datagram.payload, timestampNanoseconds: time))
+            return
+        }
         guard rtp else {
             // Plain UDP data channel: the payload is the message.
             deliverData(datagram.payload, time: time, stats: &stats, into: &actions)

@@ -8,6 +8,8 @@ public enum IngestAction: Sendable, Equatable {
     case gap(channelID: String, lostPackets: Int, timestampNanoseconds: Int64)
     /// One whole data-channel message (the RTP payload, or the UDP payload for `udp` channels).
     case dataMessage(channelID: String, payload: ArraySlice<UInt8>, timestampNanoseconds: Int64)
+    /// One UDP payload of a file channel (an ALC/LCT packet for the FLUTE receiver, docs/files.md).
+    case fileDatagram(channelID: String, payload: ArraySlice<UInt8>, timestampNanoseconds: Int64)
 }
 
 /// What the pipeline is built from: the registry policy, static channels, the SAP groups and

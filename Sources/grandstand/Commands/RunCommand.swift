@@ -30,7 +30,7 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(1)
         }
         guard let status = daemon.status else { throw ExitCode(1) }
-        _ = try? notifier.notify(.ready, .status(status.summary))
+        _ = try? notifier.notify(.ready, .status(daemon.statusText))
         events.record(GatewayEvent(.ready, "Grandstand \(status.version) ready: \(status.summary)", fields: [
             ("VERSION", status.version), ("BOARD", board?.name ?? "none"),
             ("FAN_LISTENER", status.fan.description), ("MANAGEMENT_LISTENER", status.management.description),

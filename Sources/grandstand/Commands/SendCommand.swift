@@ -38,6 +38,24 @@ struct SendCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Channels as JSON: {\"channels\":[{\"name\",\"kind\":\"video|data\",\"file\",\"group\",\"port\",\"fec\"}]}.", valueName: "FILE"))
     var config: String?
 
+    @Option(help: ArgumentHelp("A file channel: a FLUTE carousel of DIR's files, re-read every round (repeatable).", valueName: "[NAME@GROUP:PORT=]DIR"))
+    var files: [String] = []
+
+    @Option(help: "FLUTE encoding symbol bytes per packet (--files).")
+    var fileSymbolSize: Int = 1024
+
+    @Option(help: "FLUTE source symbols per block (--files; with --file-repair, block + repair ≤ 255).")
+    var fileBlock: Int = 64
+
+    @Option(help: "FLUTE Reed-Solomon repair symbols per block (--files; 0 = Compact No-Code).")
+    var fileRepair: Int = 0
+
+    @Option(help: "Seconds between FLUTE packets (--files).")
+    var fileInterval: Double = 0.0005
+
+    @Option(help: "FLUTE Transport Session Identifier (--files), announced as a=flute-tsi.")
+    var fileTSI: UInt64 = 1
+
     @Option(help: "Seconds between data-channel messages.")
     var dataInterval: Double = 1
 
@@ -105,11 +123,12 @@ struct SendCommand: ParsableCommand {
     var fallbackBitrate: Int = 1_000_000
 
     func validate() throws {
-        guard !video.isEmpty || !data.isEmpty || config != nil else {
-            throw ValidationError("nothing to send: give --video, --data or --config")
+        guard !video.isEmpty || !data.isEmpty || !files.isEmpty || config != nil else {
+            throw ValidationError("nothing to send: give --video, --data, --files or --config")
         }
         guard sapInterval > 0, dataInterval > 0 else { throw ValidationError("--sap-interval and --data-interval must be > 0") }
         guard (0...255).contains(ttl) else { throw ValidationError("--ttl must be 0-255") }
+        guard fileInterval > 0, fileSymbolSize > 0, fileBlock > 0, fileRepair >= 0 else { throw ValidationError("--file-interval, --file-symbol-size and --file-block must be > 0, --file-repair ≥ 0") }
         if let count, count < 1 { throw ValidationError("--count must be ≥ 1") }
         if loop && count != nil { throw ValidationError("--loop and --count exclude each other") }
         if let dropRate, !(0...1).contains(dropRate) { throw ValidationError("--drop-rate must be within 0-1") }

@@ -27,6 +27,8 @@ struct StatsCommand: ParsableCommand {
             var table = TextTable(["TOTAL", "VALUE"])
             for (name, value) in TextTable.flattened(total) { table.append([name, value]) }
             out += table.text
+            let wifi = WiFiStatsTable.render(document)
+            if !wifi.isEmpty { out += "\n" + wifi }
         }
         guard case .object(let channels)? = document["channels"] else { return out }
         let chosen = channels.filter { only == nil || $0.key == only }

@@ -31,6 +31,12 @@ final class Daemon {
     private(set) var health: HealthLoop?
     private(set) var reporter: Reporter?
     let followers = LogFollowers()
+    /// Enables the debug fault route (GRANDSTAND_DEBUG_FAULTS=1 in the environment; tests set it).
+    var debugFaults = getenv("GRANDSTAND_DEBUG_FAULTS").map { String(cString: $0) == "1" } ?? false
+    /// Catalog search, recordings, timelines (Catalog/OperatorServices.swift).
+    let services: OperatorServices
+    /// The content cache and prefetcher (`cache` in the config; Cache/ContentCache.swift).
+    private(set) var cache: ContentCache?
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
          ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil, configPath: String? = nil) {
@@ -40,6 +46,8 @@ final class Daemon {
         self.events = events
         self.ingestSettings = ingest
         self.gateway = Gateway(settings: gateway ?? Gateway.Settings(hls: config.hls))
+        self.gateway.files.sink = DirectoryFileSink(root: config.stateDirectory + "/files")
+        services = OperatorServices(config: config, gateway: self.gateway, events: events)
     }
 
     /// The settings `grandstand run` uses: the config's interface and policy, FEC on ISA-L.
@@ -62,6 +70,7 @@ final class Daemon {
             printError("grandstand: generated the management token in \(TokenStore.path(stateDirectory: config.stateDirectory))")
         }
         let runtime = RuntimeConfig(config: config, token: token, path: configPath, events: events)
+        let cache = try config.cache.map { try ContentCache($0) }   // recovery first: an unusable cache is a start error
         MediaCodecLibrary.quietLogging()
         let gateway = self.gateway
         var live: LiveIngest?
@@ -71,6 +80,7 @@ final class Daemon {
         // Through the slot: a live config change replaces the capture (RuntimeConfig.ingestApplier).
         var snapshot: (@Sendable () -> IngestSnapshot)?
         let slot = ingestSlot
+        let ingestEnabled = live != nil
         if live != nil { snapshot = { slot.live?.snapshot ?? IngestSnapshot.empty } }
         // The LEDs and the service state first: the lamp test runs while the rest starts.
         let (held, unavailable) = openLEDs()
@@ -101,12 +111,23 @@ final class Daemon {
             leds: held)
         report.health = health
         let healthRoutes = HealthRoutes(health: health, board: board, held: held, unavailable: unavailable,
-                                        injectFault: Self.faultInjection(live: live, events: events))
+                                        injectFault: debugFaults ? Self.faultInjection(slot: ingestEnabled ? slot : nil, events: events) : nil)
         var managementRoutes = ManagementRoutes(runtime: runtime, status: report, gateway: gateway, ingest: snapshot)
         managementRoutes.followers = followers
-        managementRoutes.extra = { healthRoutes.handle($0) }
-        box.install(fan: FanRoutes(status: report, gateway: gateway), management: managementRoutes)
-        runtime.statusLine { report.summary }
+        let eventRoutes = ManagementEventRoutes(hub: events.hub) { StatusReport.serviceJSON(health.snapshot) }
+        managementRoutes.extra = { request in
+            healthRoutes.handle(request) ?? eventRoutes.handle(request) ?? cache.flatMap { CacheRoutes(cache: $0).handle(request) }
+        }
+        managementRoutes.statsExtra = WiFiStatus(config: config) { health.snapshot.state.inVenue }.members
+        managementRoutes.services = services
+        box.install(fan: FanRoutes(status: report, gateway: gateway, services: services, cache: cache.map(CacheFanRoutes.init)),
+                    management: managementRoutes)
+        self.cache = cache
+        if let cache { gateway.files.sink = cache }   // one store for received files and prefetched items
+        cache?.start()
+        let listeners = report.summary
+        runtime.statusLine { "\(health.snapshot.statusLine); \(listeners)" }
+        health.onStatusLine { line in _ = try? Notifier().notify(.status("\(line); \(listeners)")) }
         if let ingestSettings {
             let events = self.events
             runtime.ingestApplier = { config in
@@ -118,10 +139,16 @@ final class Daemon {
         managementServer = management
         status = report
         gateway.start()
+        services.start()
         live?.start()
         ingestSlot.live = live
         health.setLifecycle(.running)
         reporter = startReporter()
+    }
+
+    /// The sd_notify STATUS= line: service state, reasons, channels, venue, listeners.
+    var statusText: String {
+        [health?.snapshot.statusLine, status?.summary].compactMap { $0 }.joined(separator: "; ")
     }
 
     /// Whether the capture loop and the health thread are going round (the capture counts as
@@ -151,12 +178,11 @@ final class Daemon {
         return nil
     }
 
-    /// `hang-pipeline` when the environment has GRANDSTAND_DEBUG_FAULTS=1 (tests prove the
-    /// watchdog with it); nil — the route answers 403 — otherwise.
-    private static func faultInjection(live: LiveIngest?, events: EventLog) -> (@Sendable (String) -> Bool)? {
-        guard let flag = getenv("GRANDSTAND_DEBUG_FAULTS"), String(cString: flag) == "1" else { return nil }
-        return { name in
-            guard name == "hang-pipeline", let live else { return false }
+    /// `hang-pipeline` (with `debugFaults`; without, the route answers 403): the watchdog's proof.
+    /// Hangs whichever capture runs at call time (a live config change replaces it).
+    private static func faultInjection(slot: IngestSlot?, events: EventLog) -> @Sendable (String) -> Bool {
+        { name in
+            guard name == "hang-pipeline", let live = slot?.live else { return false }
             events.record(GatewayEvent(.faultInjected, "fault injected: capture loop hung on purpose (watchdog test)",
                                        fields: [("FAULT", name)]))
             live.hang()
@@ -186,13 +212,16 @@ final class Daemon {
 
     /// Stops the capture, answers held requests, then closes the listeners.
     func stop() {
+        cache?.stop()
         reporter?.stop()
         reporter = nil
         health?.setLifecycle(.stopping)
         ingestSlot.take()?.stop()
         gateway.stop()
+        services.stop()
         stopHealth()
         followers.stopAll()   // streams end before the listener that carries them
+        events.hub.finishAll()
         fanServer?.stop()
         managementServer?.stop()
         fanServer = nil

@@ -6,9 +6,12 @@ import Glibc
 
 /// Writes gateway events to journald with their structured fields; when no journald listens
 /// (a developer's shell), prints them to stderr instead so nothing is lost. Events less
-/// important than the level (config `logLevel`, `PUT /api/v1/log-level`) are dropped.
+/// important than the level (config `logLevel`, `PUT /api/v1/log-level`) are dropped from the
+/// journal; `GET /api/v1/events` followers get every event whatever the level.
 struct EventLog: Sendable {
     let writer = JournalWriter()
+    /// The live event stream of the management API, shared by every copy of this log.
+    let hub = EventHub()
     /// Diagnostics run by hand (`listen`) report to the terminal only, not the box's journal.
     var stderrOnly = false
     /// Shared by every copy of this log, so a change at run time reaches all of them.
@@ -20,6 +23,7 @@ struct EventLog: Sendable {
     }
 
     func record(_ event: GatewayEvent) {
+        hub.publish(event, realtimeMicroseconds: realtimeNanoseconds() / 1000)
         guard threshold.level.admits(priority: event.kind.priority) else { return }
         do {
             if stderrOnly { throw SystemdError("journal disabled", errno: 0) }

@@ -20,6 +20,10 @@ final class HealthLoop: @unchecked Sendable {
         /// Logical LEDs whose lines are held, and the chips that could not be used (with why).
         var held: [String] = []
         var unavailable: [String] = []
+        /// Valid channels at the last evaluation.
+        var channels = 0
+        /// `ServiceState.statusLine` of the last evaluation (sd_notify STATUS=).
+        var statusLine: String { state.statusLine(channels: channels) }
     }
 
     private let lock = Mutex()
@@ -39,6 +43,9 @@ final class HealthLoop: @unchecked Sendable {
     private let evaluateNanoseconds: Int64
     private var worker: Worker?
     private var written: LEDLevels?
+    /// Called with the new status line whenever it changes (and once when installed).
+    private var statusSink: (@Sendable (String) -> Void)?
+    private var lastStatusLine: String?
 
     /// `observe` gathers inputs on the loop thread (ingest snapshot, Wi-Fi, channel counters);
     /// `traffic` is a packet counter polled every 100 ms for the activity LED.
@@ -73,6 +80,17 @@ final class HealthLoop: @unchecked Sendable {
     }
 
     func setLifecycle(_ value: HealthObservation.Lifecycle) { lock.withLock { lifecycle = value } }
+
+    /// Installs the receiver of status-line changes (the daemon sends them as STATUS=); it is
+    /// called at once with the current line, then from the loop thread on every change.
+    func onStatusLine(_ sink: @escaping @Sendable (String) -> Void) {
+        let line = lock.withLock { () -> String in
+            statusSink = sink
+            lastStatusLine = published.statusLine
+            return published.statusLine
+        }
+        sink(line)
+    }
 
     /// Blinks every LED fast for `seconds` (0 cancels).
     func locate(seconds: Int) { enqueue { pattern, now in var p = pattern; p.locate(at: now, seconds: seconds); return p } }
@@ -137,11 +155,17 @@ final class HealthLoop: @unchecked Sendable {
         let observation = observe(lock.withLock { lifecycle }, now)
         for transition in monitor.update(observation, now: now) { events.record(transition.event) }
         let state = monitor.state, since = monitor.since, quality = monitor.quality
-        lock.withLock {
+        let changed = lock.withLock { () -> (String, @Sendable (String) -> Void)? in
             published.state = state
             published.since = since
             published.quality = quality
+            published.channels = observation.validChannels
+            let line = published.statusLine
+            guard let statusSink, line != lastStatusLine else { return nil }
+            lastStatusLine = line
+            return (line, statusSink)
         }
+        if let (line, sink) = changed { sink(line) }
     }
 
     /// Chips unavailable at start (udev not done, another holder) are tried again every 5 s.

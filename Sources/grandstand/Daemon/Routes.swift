@@ -31,10 +31,14 @@ struct ManagementRoutes: Sendable {
     var followers = LogFollowers()
     /// Routes other files add (HealthRoutes: LEDs, debug faults); nil answer = not theirs.
     var extra: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil
+    /// Members added to `GET /api/v1/stats` (WiFiStatus: the Wi-Fi interfaces, in-venue).
+    var statsExtra: (@Sendable () -> [(String, JSONValue)])? = nil
+    /// Catalog, recordings and timelines (Catalog/OperatorServices.swift).
+    var services: OperatorServices? = nil
 
     /// Every route; other files add theirs here with one `+ …routes` term.
     var table: [ManagementRoute] {
-        coreRoutes
+        coreRoutes + FileRoutes.management(gateway) + (services?.managementRoutes ?? [])
     }
 
     private var coreRoutes: [ManagementRoute] {
@@ -43,7 +47,7 @@ struct ManagementRoutes: Sendable {
             ManagementRoute("GET", "/api/v1/health") { _ in .json(statusJSON().encoded + "\n") },
             ManagementRoute("GET", "/api/v1/version") { _ in .json(BuildInfo.current.json.encoded + "\n") },
             ManagementRoute("GET", "/api/v1/channels") { _ in .json(ChannelCatalog.json(gateway).encoded + "\n") },
-            ManagementRoute("GET", "/api/v1/stats") { _ in .json(statsJSON().encoded + "\n") },
+            ManagementRoute("GET", "/api/v1/stats") { _ in .json(statsJSON().merging(statsExtra?() ?? []).encoded + "\n") },
             ManagementRoute("GET", "/metrics") { _ in metrics() },
             ManagementRoute("GET", "/api/v1/logs") { logs($0) },
             ManagementRoute("GET", "/api/v1/log-level") { _ in logLevelJSON() },

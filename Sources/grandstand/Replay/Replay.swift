@@ -85,6 +85,8 @@ final class ReplayOutput {
     private var dataMessages: [String: OutputFile] = [:]
     private let events: OutputFile
     private let hls: ReplayHLSOutput
+    /// File channels: received files land in `files/ID/PATH` (docs/files.md).
+    private let files = FileChannels()
 
     init(directory: String, hls: GatewayConfig.HLS = GatewayConfig.HLS()) throws(ReplayError) {
         self.directory = directory
@@ -93,6 +95,7 @@ final class ReplayOutput {
         try OutputFile.makeDirectory(directory + "/data")
         events = try OutputFile(path: directory + "/events.jsonl")
         self.hls = ReplayHLSOutput(directory: directory, hls: hls)
+        files.sink = DirectoryFileSink(root: directory + "/files")
     }
 
     /// Writes what `actions` carry; `time` is the capture time they happened at.
@@ -110,12 +113,15 @@ final class ReplayOutput {
                                            time: time))
             case .dataMessage(let id, let payload, let time):
                 try dataMessages[id]?.write(Self.dataLine(payload, time: time)[...])
+            case .fileDatagram(let id, let payload, let time):
+                for note in files.receive(id, payload, at: time) { try events.write(Self.fileLine(note, id: id, time: time)) }
             }
         }
     }
 
     private func record(_ change: ChannelChange, at time: Int64) throws(ReplayError) {
         let channel = change.channel
+        if case .added = change { files.apply([change]) }
         if case .added = change {
             switch channel.kind {
             case .video where !transportStreams.contains(where: { $0.id == channel.id }):

@@ -15,6 +15,7 @@ import Multicast
 struct SendPlan {
     var videos: [(spec: SendSpec.Video, stream: PacedTransportStream, fec: StreamerFEC?)] = []
     var datas: [(spec: SendSpec.Data, messages: DataChannelSource.Messages)] = []
+    var fileChannels: [FluteSend.Channel] = []
     var descriptions: [ChannelDescription] = []
     var flows: [String] = []
     let command: SendCommand
@@ -124,6 +125,11 @@ struct SendPlan {
                 media: .data(rtpPayloadType: command.dataUDP ? nil : 98), destination: spec.destination, ttl: command.ttl,
                 license: license, origin: origin, sessionVersion: version))
         }
+        for channel in try FluteSend.channels(command) {   // --files (Files/FluteSend.swift)
+            fileChannels.append(channel)
+            flows.append(try uniqueFlow(channel.name))
+            descriptions.append(channel.description(ttl: command.ttl, license: license, origin: origin, version: version))
+        }
     }
 
     /// Passes over each file: nil loops forever.
@@ -174,6 +180,13 @@ struct SendPlan {
                     framing: command.dataUDP ? .udp : .rtp(payloadType: 98, identity: RTPIdentity(name: flow, seed: command.seed),
                                                            clockRate: 90_000),
                     startNanoseconds: mediaStart, intervalNanoseconds: interval, limit: limit))
+            }
+            index += 1
+        }
+        for channel in fileChannels {
+            channels.append(.init(description: descriptions[index], flow: flows[index], fec: nil))
+            if !command.announceOnly, let source = channel.source(flow: flows[index], start: mediaStart, passes: passes) {
+                session.scheduler.add(source)
             }
             index += 1
         }

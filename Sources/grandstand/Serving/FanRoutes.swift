@@ -9,6 +9,10 @@ import HTTPServer
 struct FanRoutes: Sendable {
     let status: StatusReport
     let gateway: Gateway
+    /// Catalog, recordings and timelines (Catalog/OperatorServices.swift); nil in bare tests.
+    var services: OperatorServices? = nil
+    /// `/items/ID/…` from the content cache (docs/cache.md), nil without one.
+    var cache: CacheFanRoutes? = nil
 
     /// The listener's libmicrohttpd settings from `listeners.fanLimits`.
     static func serverConfiguration(_ address: ListenAddress, _ limits: GatewayConfig.FanLimits) -> HTTPServer.Configuration {
@@ -40,6 +44,7 @@ struct FanRoutes: Sendable {
         default:
             return HTTPResponse(status: 405, headers: [("Allow", "GET, HEAD, OPTIONS")], body: Array("method not allowed\n".utf8))
         }
+        if let answer = services?.fan(request) { return answer }
         switch request.path {
         case "/health": return Self.noCache(.json(status.json().encoded + "\n"), "no-store")
         case "/", "/index.html": return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"),
@@ -47,6 +52,8 @@ struct FanRoutes: Sendable {
                                                     body: Array(FanPage.html.utf8))
         case "/channels.json": return Self.noCache(.json(ChannelCatalog.json(gateway).encoded + "\n"))
         default:
+            if request.path.hasPrefix("/files/") { return FileRoutes.fan(request, gateway: gateway) }
+            if request.path.hasPrefix("/items/"), let cache { return cache.handle(request) }
             guard request.path.hasPrefix("/channels/") else { return .text(404, "not found") }
             return channelResource(request, responder)
         }

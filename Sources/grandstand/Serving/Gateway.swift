@@ -51,6 +51,8 @@ final class Gateway: @unchecked Sendable {
     private let thumbnails = Thumbnailer()
     /// Server-Sent Events subscribers of the data channels (FanEvents.swift).
     let dataEvents = DataEventHub()
+    /// File channels (FLUTE): receivers, the received-file sink, distribution tables (Files/).
+    let files = FileChannels()
 
     init(settings: Settings = Settings()) {
         self.settings = settings
@@ -90,11 +92,15 @@ final class Gateway: @unchecked Sendable {
                     // Under the lock, like `withDataMessages`: a new subscriber misses and repeats nothing.
                     dataEvents.publish(id, message)
                 }
+            case .fileDatagram(let id, let payload, let time):
+                // Arrivals are published like data messages: messages.json and the SSE stream.
+                handle(files.receive(id, payload, at: time).map { .dataMessage(channelID: id, payload: $0[...], timestampNanoseconds: time) })
             }
         }
     }
 
     private func apply(_ changes: [ChannelChange]) {
+        files.apply(changes)
         let now = realtimeNanoseconds()
         var finished: [VideoChannel] = [], replaced: [VideoChannel] = []
         lock.withLock {
@@ -111,7 +117,7 @@ final class Gateway: @unchecked Sendable {
                             video[channel.id] = VideoChannel(id: channel.id, segmenter: settings.segmenter, window: settings.window,
                                                              healthQueueBytes: settings.videoHealth ? settings.healthQueueBytes : nil)
                         }
-                    case .data:
+                    case .data, .file:
                         if data[channel.id] == nil { data[channel.id] = [] }
                     default:
                         break

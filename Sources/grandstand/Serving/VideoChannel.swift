@@ -39,6 +39,8 @@ final class VideoChannel: @unchecked Sendable {
     private var publishLatency = PublishLatency()
     /// Decode health on its own thread (nil when `hls.videoHealth` is off); has its own lock.
     private let health: VideoHealthWorker?
+    /// Completed segments for recordings (Records/SegmentTap.swift); has its own lock.
+    let tap = SegmentTap()
 
     init(id: String, segmenter: SegmenterConfiguration = SegmenterConfiguration(),
          window: WindowConfiguration = WindowConfiguration(), healthQueueBytes: Int? = nil) {
@@ -61,6 +63,7 @@ final class VideoChannel: @unchecked Sendable {
             let update = packager.ingest(packets, timestampNanoseconds: timestampNanoseconds)
             if !update.isEmpty { liveAnswer = nil; mediaAnswers = [:]; mediaAnswerBytes = 0 }
             if !update.partsPublished.isEmpty { recordPublishedLocked(update.partsPublished, arrival: timestampNanoseconds) }
+            if !update.segmentsCompleted.isEmpty { tap.offer(update.segmentsCompleted, from: packager.window) }
             return update.isEmpty ? [] : resolveLocked()
         }
         for (responder, response) in ready { responder.respond(response) }

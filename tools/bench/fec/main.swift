@@ -1,7 +1,7 @@
 // FEC benchmarks (docs/performance.md, "FEC"): Reed-Solomon window decode and encode throughput
 // against ISA-L's raw kernels and memcpy of the same bytes, measured in the same run; per-window
 // solve time against a full k×k inversion; added latency of recovery; SMPTE 2022-1 decode.
-// Usage: swift run -c release fec-bench [--quick]
+// Usage: swift run -c release fec-bench [--quick] [--decode-only] [--hot-arrival] [--k N] [--lost N]
 import CGSISAL
 import ErasureCoding
 import GrandstandCore
@@ -20,6 +20,10 @@ let decodeOnly = CommandLine.arguments.contains("--decode-only")
 /// it (timed with the decoder), like a socket read: the packet is hot when it arrives, as in
 /// production; by default the pre-made packets are cache-cold when they arrive.
 let hotArrival = CommandLine.arguments.contains("--hot-arrival")
+/// `--k N`: only the decode rows with k = N (for profiling one shape).
+let onlyK: Int? = CommandLine.arguments.firstIndex(of: "--k").flatMap { $0 + 1 < CommandLine.arguments.count ? Int(CommandLine.arguments[$0 + 1]) : nil }
+/// `--lost N`: only the decode rows with N losses per window.
+let onlyLost: Int? = CommandLine.arguments.firstIndex(of: "--lost").flatMap { $0 + 1 < CommandLine.arguments.count ? Int(CommandLine.arguments[$0 + 1]) : nil }
 let payload = 1316
 let targetBytes = quick ? 8_000_000 : 64_000_000
 
@@ -79,7 +83,7 @@ print("")
 print("| k | m | lost | decoder | ISA-L ec_encode_data (precomputed) | memcpy | decoder / ISA-L | p50 latency µs | p99 latency µs |")
 print("|---|---|---|---|---|---|---|---|---|")
 var solveRows: [String] = []
-for (k, m) in [(20, 5), (50, 10), (100, 20)] {
+for (k, m) in [(20, 5), (50, 10), (100, 20)] where onlyK == nil || onlyK == k {
     let windows = max(8, targetBytes / (k * payload))
     // Every window's packets (sequence numbers from 0, wrapping) and their repairs, made once.
     var packets: [[UInt8]] = []
@@ -94,7 +98,7 @@ for (k, m) in [(20, 5), (50, 10), (100, 20)] {
         }
         repairPackets.append(repairs)
     }
-    for e in Array(Set([1, m / 2, m])).sorted() {
+    for e in Array(Set([1, m / 2, m])).sorted() where onlyLost == nil || onlyLost == e {
         let lost = Set((0..<e).map { 1 + $0 * (k / e) })
         let isLost = (0..<k).map { lost.contains($0) }   // a mask: no hashing inside the timed loop
         // Our decoder, fed every surviving source and the first e repairs of each window; the

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from vmlib import checks, image  # noqa: E402
+from vmlib import board_image, checks, image  # noqa: E402
 from vmlib.machine import Machine, MachineError  # noqa: E402
 
 DEFAULT_BOARD = image.REPO_DIR / "board" / "qemu-virt" / "board.json"
@@ -61,8 +61,25 @@ def new_dirs(cache):
     return run_dir, log_dir
 
 
+def prepare_board_image(args, cache):
+    """The shipped qemu-virt image plus the guest files and a test data disk; returns
+    (None, disk, run_dir, log_dir, timings, boot, data disk)."""
+    timings = {}
+    shipped = board_image.BoardImage(args.image)
+    run_dir, log_dir = new_dirs(cache)
+    started = time.monotonic()
+    suite = (args.test_bundle, args.swift_runtime) if args.test_bundle else None
+    debs = [d for d in (args.deb_previous, args.deb) if d]
+    disk, data = board_image.compose(shipped, run_dir, suite, debs)
+    timings["image"] = time.monotonic() - started
+    say(f"disk from {shipped.disk} ready ({timings['image']:.0f} s)")
+    return None, disk, run_dir, log_dir, timings, shipped.boot(), data
+
+
 def prepare(args, cache):
-    """Base + product image; returns (base, image, run_dir, log_dir, timings)."""
+    """Base + product image; returns (base, image, run_dir, log_dir, timings, boot, data disk)."""
+    if args.image:
+        return prepare_board_image(args, cache)
     timings = {}
     started = time.monotonic()
     base = image.build_base()
@@ -74,7 +91,7 @@ def prepare(args, cache):
     disk = image.compose(base, args.binary, args.board, run_dir, suite)
     timings["image"] = time.monotonic() - started
     say(f"image with {args.binary} and {args.board} ready ({timings['image']:.0f} s)")
-    return base, disk, run_dir, log_dir, timings
+    return base, disk, run_dir, log_dir, timings, None, None
 
 
 def save_logs(vm, log_dir, with_journal):
@@ -93,14 +110,17 @@ def command_test(args, cache):
     started = time.monotonic()
     # "boot" always runs: the others assume a booted system.
     selected = [(n, f) for n, f in checks.CHECKS if not args.only or n in args.only or n == "boot"]
+    if not args.image and any(n in checks.IMAGE_ONLY for n, _ in selected):
+        say(f"not run (they need --image, `make test-vm-image`): {', '.join(sorted(checks.IMAGE_ONLY))}")
+        selected = [(n, f) for n, f in selected if n not in checks.IMAGE_ONLY]
     unknown = set(args.only or []) - {n for n, _ in checks.CHECKS}
     if unknown:
         sys.exit(f"vm.py: unknown checks {sorted(unknown)}; see `vm.py list`")
-    base, disk, run_dir, log_dir, timings = prepare(args, cache)
+    base, disk, run_dir, log_dir, timings, boot, data = prepare(args, cache)
     board = json.loads(Path(args.board).read_text())
     failures, agent_up, interrupted = [], False, False
     reasons = []  # each failed check's message, repeated at the end where CI tails show it
-    vm = Machine(base, disk, run_dir, cpu=args.cpu, smp=args.smp, memory_mib=args.memory)
+    vm = Machine(base, disk, run_dir, cpu=args.cpu, smp=args.smp, memory_mib=args.memory, boot=boot, data_disk=data)
     try:
         boot_started = time.monotonic()
         vm.start()
@@ -112,9 +132,13 @@ def command_test(args, cache):
         ctx = checks.Context(vm, board)
         for name, function in selected:
             check_started = time.monotonic()
+            known = dict(ctx.facts)
             try:
                 function(ctx)
                 say(f"PASS {name} ({time.monotonic() - check_started:.1f} s)")
+                for key in ("status-text", "exposure", "boot-order", "wifi", "reports"):  # measurements worth a line
+                    if key in ctx.facts and ctx.facts[key] != known.get(key):
+                        say(f"  {key}: {ctx.facts[key]}")
             except checks.CheckFailed as failure:
                 failures.append(name)
                 reasons.append(f"{name}: {failure}")
@@ -160,13 +184,15 @@ def command_test(args, cache):
 
 
 def command_shell(args, cache):
-    if args.binary:
-        base, disk, run_dir, _log_dir, _ = prepare(args, cache)
+    boot = data = None
+    if args.binary or args.image:
+        base, disk, run_dir, _log_dir, _, boot, data = prepare(args, cache)
     else:
         base = image.build_base()
         run_dir, _log_dir = new_dirs(cache)
         disk = image.compose(base, None, None, run_dir)
-    vm = Machine(base, disk, run_dir, cpu=args.cpu, smp=args.smp, memory_mib=args.memory, console_stdio=True)
+    vm = Machine(base, disk, run_dir, cpu=args.cpu, smp=args.smp, memory_mib=args.memory, console_stdio=True,
+                 boot=boot, data_disk=data)
     say(f"booting; root shell on this console (Ctrl-A X quits QEMU); guest :8080 is 127.0.0.1:{vm.host_port}")
     try:
         vm.start()
@@ -182,6 +208,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["test", "shell", "base", "list"])
     parser.add_argument("--binary", type=Path, help="the aarch64 grandstand to install")
+    parser.add_argument("--image", type=Path,
+                        help="boot this qemu-virt image (make image BOARD=qemu-virt) instead of base + --binary")
+    parser.add_argument("--deb", type=Path, help="the image's grandstand .deb (for the deb-upgrade check)")
+    parser.add_argument("--deb-previous", type=Path, help="build N-1 of the .deb (for the deb-upgrade check)")
     parser.add_argument("--board", type=Path, default=DEFAULT_BOARD, help="board.json to install")
     parser.add_argument("--test-bundle", type=Path,
                         help="cross-built PackageTests.xctest to run the kernel-facility tests in the guest")
@@ -203,8 +233,8 @@ def main():
     if args.command == "base":
         print(image.build_base())
         return 0
-    if args.command == "test" and not args.binary:
-        parser.error("test needs --binary (the aarch64 grandstand, e.g. from `make cross`)")
+    if args.command == "test" and not (args.binary or args.image):
+        parser.error("test needs --image (make image BOARD=qemu-virt) or --binary (the aarch64 grandstand)")
     if args.test_bundle and not (args.swift_runtime and (args.swift_runtime / "libswiftCore.so").is_file()):
         parser.error("--test-bundle needs --swift-runtime DIR (the sysroot's usr/libexec/swift/lib/swift/linux)")
     if args.binary and not args.binary.is_file():

@@ -68,11 +68,11 @@ def missing_libraries(rootfs, binary):
 SUITE_DIR = "opt/grandstand-tests"
 
 
-def install_suite(rootfs, bundle, runtime):
+def install_suite(rootfs, bundle, runtime, prefix=SUITE_DIR):
     """Copies the cross-built test bundle and the Swift runtime it links (from the arm64
     sysroot) to /opt/grandstand-tests, for the tests qemu-user cannot run (live capture, GPIO
     lines, nl80211): the `kernel-suite` check runs them in the guest."""
-    target = Path(rootfs) / SUITE_DIR
+    target = Path(rootfs) / prefix
     (target / "lib").mkdir(parents=True, exist_ok=True)
     shutil.copy2(bundle, target / "GrandstandPackageTests.xctest")
     for library in Path(runtime).glob("*.so"):

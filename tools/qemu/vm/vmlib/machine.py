@@ -48,8 +48,13 @@ class Machine:
     """Starts QEMU on construction's start(); always call close() (or use `with`)."""
 
     def __init__(self, base, image, run_dir, *, smp=2, memory_mib=1024, cpu="cortex-a57",
-                 console_stdio=False, extra_append=""):
-        self.base = Path(base)
+                 console_stdio=False, extra_append="", boot=None, data_disk=None):
+        # boot: (kernel, initrd, command line) of a board image (tools/image/build.sh); without
+        # it the base's kernel and initramfs boot the whole-disk ext4 root. data_disk: a second
+        # virtio disk (the test data: suite bundle, packages for the upgrade check).
+        self.base = Path(base) if base is not None else None
+        self.boot = boot
+        self.data_disk = Path(data_disk) if data_disk is not None else None
         self.image = Path(image)
         self.run_dir = Path(run_dir)
         self.smp, self.memory_mib, self.cpu = smp, memory_mib, cpu
@@ -69,9 +74,16 @@ class Machine:
         self.boot_id = None
 
     def command_line(self):
-        append = " ".join(filter(None, [
-            "console=ttyAMA0 root=/dev/vda rootfstype=ext4 rw panic=-1 net.ifnames=0",
-            "systemd.show_status=error", self.extra_append]))
+        if self.boot is not None:
+            kernel, initrd, cmdline = self.boot
+            root_args = cmdline.strip()
+        else:
+            kernel, initrd = self.base / "vmlinuz", self.base / "initrd.img"
+            root_args = "console=ttyAMA0 root=/dev/vda rootfstype=ext4 rw panic=-1 net.ifnames=0"
+        append = " ".join(filter(None, [root_args, "systemd.show_status=error", self.extra_append]))
+        data = [] if self.data_disk is None else [
+            "-drive", f"file={self.data_disk},format=raw,if=none,id=data,cache=unsafe",
+            "-device", "virtio-blk-pci,drive=data"]
         if self.console_stdio:
             console = ["-serial", "mon:stdio"]
         else:
@@ -82,10 +94,10 @@ class Machine:
         return [
             "qemu-system-aarch64", "-M", "virt", "-cpu", self.cpu, "-smp", str(self.smp),
             "-m", str(self.memory_mib), "-no-reboot", "-nodefaults", "-display", "none",
-            "-kernel", str(self.base / "vmlinuz"), "-initrd", str(self.base / "initrd.img"),
+            "-kernel", str(kernel), "-initrd", str(initrd),
             "-append", append,
             "-drive", f"file={self.image},format=raw,if=none,id=root,cache=unsafe",
-            "-device", "virtio-blk-pci,drive=root",
+            "-device", "virtio-blk-pci,drive=root", *data,
             "-netdev", f"user,id=uplink,hostfwd=tcp:127.0.0.1:{self.host_port}-:{GUEST_HTTP_PORT}",
             "-device", "virtio-net-pci,netdev=uplink,romfile=",
             "-device", "virtio-serial-pci",

@@ -1,0 +1,110 @@
+/// Where an item came from: a FLUTE file channel (by channel id) or the configured origin.
+public enum CacheItemSource: Sendable, Equatable, Hashable, CustomStringConvertible {
+    case fileChannel(String)
+    case origin
+
+    /// `origin` or `file-channel:ID` (the API's `source` value and filter).
+    public var description: String {
+        switch self {
+        case .origin: "origin"
+        case .fileChannel(let id): "file-channel:\(id)"
+        }
+    }
+
+    public init?(_ text: String) {
+        if text == "origin" { self = .origin; return }
+        guard text.hasPrefix("file-channel:"), text.count > 13 else { return nil }
+        self = .fileChannel(String(text.dropFirst(13)))
+    }
+}
+
+/// One stored file of an item: the served relative path and the content-addressed object holding it.
+public struct CacheFile: Sendable, Equatable {
+    public var path: String
+    public var size: Int
+    /// Lowercase hex SHA-256 of the bytes; also the object's file name in the store.
+    public var sha256: String
+    public var contentType: String?
+    public var storedNanoseconds: Int64
+
+    public init(path: String, size: Int, sha256: String, contentType: String? = nil, storedNanoseconds: Int64) {
+        self.path = path
+        self.size = size
+        self.sha256 = sha256
+        self.contentType = contentType
+        self.storedNanoseconds = storedNanoseconds
+    }
+}
+
+/// Where a fan stopped and started watching an item (seconds into it), as the app reported.
+public struct ConsumptionRecord: Sendable, Equatable {
+    public var startPosition: Double
+    public var endPosition: Double
+    public var recordedNanoseconds: Int64
+
+    public init(startPosition: Double, endPosition: Double, recordedNanoseconds: Int64) {
+        self.startPosition = startPosition
+        self.endPosition = endPosition
+        self.recordedNanoseconds = recordedNanoseconds
+    }
+}
+
+/// A cache item: identity, origin, state machine position, its stored files and usage facts.
+public struct CacheItem: Sendable, Equatable {
+    public var id: String
+    public var source: CacheItemSource
+    public var category: String
+    public private(set) var state: CacheItemState
+    /// Why it failed; nil unless `state == .failed` (or a retry is pending after one).
+    public var error: CacheErrorCode?
+    public var errorDetail: String?
+    public var files: [CacheFile] = []
+    /// Bytes the complete item holds, when the metadata said.
+    public var expectedBytes: Int?
+    /// The origin URL of the item's HLS master (or media) playlist, which its stored paths are relative to.
+    public var originURL: String?
+    /// Seconds of an HLS item to pre-position (nil: all of it).
+    public var prepositionSeconds: Double?
+    public var locked = false
+    public var createdNanoseconds: Int64
+    public var lastAccessNanoseconds: Int64
+    public var consumption: [ConsumptionRecord] = []
+
+    public init(id: String, source: CacheItemSource, category: String = "", state: CacheItemState, now: Int64) {
+        self.id = id
+        self.source = source
+        self.category = category
+        self.state = state
+        createdNanoseconds = now
+        lastAccessNanoseconds = now
+    }
+
+    /// Moves to `next` when legal; the error code is kept only for `failed`.
+    public mutating func move(to next: CacheItemState, error: CacheErrorCode? = nil, detail: String? = nil)
+        throws(IllegalCacheTransition) {
+        guard state == next || state.canMove(to: next) else { throw IllegalCacheTransition(id: id, from: state, to: next) }
+        state = next
+        self.error = next == .failed ? (error ?? .downloadFailed) : nil
+        errorDetail = next == .failed ? detail : nil
+    }
+
+    /// Sets the state without the machine: only for recovery, which restores or repairs a recorded state.
+    public mutating func restore(_ recorded: CacheItemState) { state = recorded }
+
+    /// Bytes on disk (what counts against the cache size).
+    public var storedBytes: Int { files.reduce(0) { $0 + $1.size } }
+
+    public func file(_ path: String) -> CacheFile? { files.first { $0.path == path } }
+
+    /// Adds or replaces the file at `file.path`; returns the replaced one.
+    @discardableResult
+    public mutating func put(_ file: CacheFile) -> CacheFile? {
+        if let index = files.firstIndex(where: { $0.path == file.path }) {
+            let old = files[index]
+            files[index] = file
+            return old
+        }
+        files.append(file)
+        return nil
+    }
+}

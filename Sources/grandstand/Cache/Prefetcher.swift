@@ -1,0 +1,266 @@
+import GrandstandCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a running download is asked to do next (set by API actions and shutdown, read per chunk).
+final class DownloadControl: @unchecked Sendable {
+    // @unchecked: `request` is only touched under `lock`.
+    enum Request { case run, pause, cancel, delete, shutdown }
+    private let lock = Mutex()
+    private var request = Request.run
+
+    func ask(_ next: Request) { lock.withLock { if request == .run { request = next } } }
+    func shutdown() { lock.withLock { request = .shutdown } }
+    var current: Request { lock.withLock { request } }
+    var shouldStop: Bool { current != .run }
+}
+
+/// Download-to-go: adding items by content id, the scheduler, and the per-item download
+/// (metadata → progressive files and HLS VOD → cached or partially cached).
+extension ContentCache {
+    /// What a POST /api/v1/items asks for.
+    struct AddRequest {
+        var id: String
+        var category: String?
+        var prepositionSeconds: Double?
+        var headers: [String: String] = [:]
+        var query: String?
+    }
+
+    /// Adds (or re-adds a deleted or failed) item by content id; it waits for its metadata.
+    func add(_ request: AddRequest) throws -> CacheItem {
+        guard let origin = configuration.origin else { throw CacheRefusal(reason: "no cache.origin is configured") }
+        var fetch = OriginFetch(origin: origin)
+        fetch.itemHeaders = request.headers
+        fetch.itemQuery = request.query
+        var item = CacheItem(id: request.id, source: .origin, category: request.category ?? "", state: .metadataNotReceived, now: now())
+        item.prepositionSeconds = request.prepositionSeconds
+        if let existing = self.item(request.id), existing.state != .deleted, existing.state != .failed {
+            return existing
+        }
+        if self.item(request.id) != nil { try deleteFiles(request.id, tombstone: true) }
+        lockedTokens { $0[request.id] = fetch }   // before the item exists: the scheduler may start it at once
+        try insert(item)
+        schedule()
+        return item
+    }
+
+    func lockedTokens<T>(_ body: (inout [String: OriginFetch]) -> T) -> T { withStateLock { body(&tokens) } }
+
+    /// Starts waiting items while the policy allows; parks them `idle` while it does not.
+    func schedule() {
+        guard configuration.origin != nil else { return }
+        let blocks = policy.blocks(usage(), nowSeconds: now() / 1_000_000_000).filter { $0 != .concurrencyLimit }
+        let waiting = items().filter { [.metadataNotReceived, .queued, .idle].contains($0.state) }
+            .sorted { ($0.createdNanoseconds, $0.id) < ($1.createdNanoseconds, $1.id) }
+        for item in waiting {
+            let running = withStateLock { downloads.count }
+            if item.state == .metadataNotReceived || (blocks.isEmpty && running < policy.maxConcurrentDownloads) {
+                guard running < policy.maxConcurrentDownloads else { return }
+                launch(item.id)
+            } else if item.state == .queued, !blocks.isEmpty {
+                _ = try? update(item.id) { try $0.move(to: .idle) }
+            }
+        }
+    }
+
+    private func launch(_ id: String) {
+        let control = DownloadControl()
+        let claimed = withStateLock { () -> Bool in
+            guard downloads[id] == nil else { return false }
+            downloads[id] = control
+            return true
+        }
+        guard claimed else { return }
+        let worker = Worker { [self] in
+            run(id, control)
+            withStateLock { downloads[id] = nil }
+        }
+        worker.start()
+    }
+
+    // MARK: Actions
+
+    func pause(_ id: String) throws -> CacheItem? {
+        if let control = withStateLock({ downloads[id] }) { control.ask(.pause); waitForStop(id) }
+        return try update(id) { item in if item.state != .paused { try item.move(to: .paused) } }
+    }
+
+    func resume(_ id: String) throws -> CacheItem? {
+        let item = try update(id) { try $0.move(to: .queued) }
+        schedule()
+        return item
+    }
+
+    /// Stops a download for good: failed with `cancelled`.
+    func cancel(_ id: String) throws -> CacheItem? {
+        if let control = withStateLock({ downloads[id] }) { control.ask(.cancel); waitForStop(id) }
+        return try update(id) { item in
+            if item.state != .failed { try item.move(to: .failed, error: .cancelled, detail: "cancelled by the operator") }
+        }
+    }
+
+    func cancelDownload(_ id: String) {
+        if let control = withStateLock({ downloads[id] }) { control.ask(.delete); waitForStop(id) }
+    }
+
+    private func waitForStop(_ id: String) {
+        while withStateLock({ downloads[id] != nil }) { usleep(10_000) }
+    }
+
+    // MARK: The download
+
+    private func run(_ id: String, _ control: DownloadControl) {
+        guard let origin = configuration.origin else { return }
+        let fetch = lockedTokens { $0[id] } ?? OriginFetch(origin: origin)
+        let stop: @Sendable () -> Bool = { control.shouldStop }
+        do {
+            var metadata = try loadMetadata(id, fetch: fetch, stop: stop)
+            guard !stop() else { return settle(id, control) }
+            let master = metadata.hls.map { fetch.resolve($0, fetch.origin.mediaBaseURL ?? metadata.url) }
+            try update(id) { item in
+                if item.state == .metadataNotReceived { try item.move(to: .discovered) }
+                if item.state == .discovered { try item.move(to: .queued) }
+                if item.category.isEmpty, let category = metadata.category { item.category = category }
+                item.expectedBytes = metadata.totalBytes
+                item.originURL = master
+            }
+            let blocks = policy.blocks(usage(), nowSeconds: now() / 1_000_000_000).filter { $0 != .concurrencyLimit }
+            guard blocks.isEmpty else {
+                try update(id) { try $0.move(to: .idle) }
+                return
+            }
+            try update(id) { try $0.move(to: .downloading) }
+            var complete = try downloadFiles(id, metadata.files, fetch: fetch, stop: stop)
+            if let master {
+                let seconds = item(id)?.prepositionSeconds
+                complete = try downloadHLS(id, master: master, seconds: seconds, fetch: fetch, stop: stop) && complete
+            }
+            metadata.files = []
+            guard !stop() else { return settle(id, control) }
+            try update(id) { try $0.move(to: complete ? .cached : .partiallyCached) }
+        } catch let failure as OriginFailure {
+            guard !stop() else { return settle(id, control) }
+            _ = try? update(id) { item in
+                if item.state == .paused || item.state == .deleted { return }
+                try item.move(to: .failed, error: failure.code, detail: failure.detail)
+            }
+        } catch {
+            guard !stop() else { return settle(id, control) }
+            _ = try? update(id) { item in
+                try item.move(to: .failed, error: .downloadFailed, detail: "\(error)")
+            }
+        }
+    }
+
+    /// Where a stopped download leaves its item: paused, cancelled (the caller records it),
+    /// deleted (the caller removes it), or shutdown (stays downloading, resumes next start).
+    private func settle(_ id: String, _ control: DownloadControl) {
+        guard control.current == .pause else { return }
+        _ = try? update(id) { item in if item.state != .paused { try item.move(to: .paused) } }
+    }
+
+    /// The metadata document: fetched once, then kept as the item's `metadata.json`.
+    private func loadMetadata(_ id: String, fetch: OriginFetch, stop: () -> Bool) throws -> OriginMetadata {
+        let url = fetch.origin.metadataURL + (fetch.origin.metadataURL.hasSuffix("/") ? "" : "/") + OriginMetadata.escape(id)
+        if let (_, _, path) = file(id, path: OriginMetadata.fileName), let bytes = try? readFile(path),
+           let metadata = try? OriginMetadata.parse(bytes, url: url) {
+            return metadata
+        }
+        let bytes = try fetch.get(url, notFound: .contentIDDoesNotExist, stop: stop)
+        let metadata: OriginMetadata
+        do {
+            metadata = try OriginMetadata.parse(bytes, url: url)
+        } catch {
+            throw OriginFailure(code: .itemCorrupted, detail: "metadata for \(id): \(error)", retryable: false)
+        }
+        try storeBytes(bytes, id: id, path: OriginMetadata.fileName, contentType: "application/json")
+        return metadata
+    }
+
+    /// Progressive files; true when every one is stored.
+    private func downloadFiles(_ id: String, _ files: [OriginMetadata.File], fetch: OriginFetch,
+                               stop: @escaping @Sendable () -> Bool) throws -> Bool {
+        for file in files {
+            if stop() { return false }
+            if self.file(id, path: file.path) != nil { continue }
+            try fetchFile(id, url: fetch.resolve(file.url, fetch.origin.mediaBaseURL ?? fetch.origin.metadataURL), path: file.path,
+                          size: file.size, sha256: file.sha256, contentType: file.contentType, fetch: fetch, stop: stop)
+        }
+        return !stop()
+    }
+
+    /// An HLS VOD: the master, its media playlists, and their segments (only those starting in
+    /// the first `seconds` when pre-positioning). True when every segment is stored.
+    private func downloadHLS(_ id: String, master: String, seconds: Double?, fetch: OriginFetch,
+                             stop: @escaping @Sendable () -> Bool) throws -> Bool {
+        var complete = true
+        var playlists = [master]
+        while let url = playlists.first {
+            playlists.removeFirst()
+            let path = OriginURL.localPath(url, root: master)
+            let bytes = try fetch.get(url, notFound: .httpError, stop: stop)
+            guard let playlist = VODPlaylist(String(decoding: bytes, as: UTF8.self)) else {
+                throw OriginFailure(code: .itemCorrupted, detail: "\(url) is not an HLS playlist", retryable: false)
+            }
+            try storeBytes(bytes, id: id, path: path, contentType: "application/vnd.apple.mpegurl")
+            if playlist.kind == .master {
+                playlists += playlist.references.map { OriginURL.resolve($0.uri, against: url) }
+                continue
+            }
+            let wanted = seconds.map { playlist.prefix(seconds: $0) } ?? playlist.references
+            complete = complete && wanted.count == playlist.references.count
+            for reference in wanted {
+                if stop() { return false }
+                let segment = OriginURL.resolve(reference.uri, against: url)
+                let segmentPath = OriginURL.localPath(segment, root: master)
+                if file(id, path: segmentPath) != nil { continue }
+                try fetchFile(id, url: segment, path: segmentPath, size: nil, sha256: nil,
+                              contentType: segmentPath.hasSuffix(".ts") ? "video/mp2t" : nil, fetch: fetch, stop: stop)
+            }
+        }
+        return complete
+    }
+
+    private func fetchFile(_ id: String, url: String, path: String, size: Int?, sha256: String?, contentType: String?,
+                           fetch: OriginFetch, stop: @escaping @Sendable () -> Bool) throws {
+        if let size, let refusal = policy.refusal(fileBytes: size) {
+            throw OriginFailure(code: .downloadFailed, detail: "\(path): \(refusal)", retryable: false)
+        }
+        let partial = partialPath(id, path)
+        let download = FileDownload(fetch: fetch, url: url, partialPath: partial, maxBytes: min(policy.maxFileBytes, policy.sizeBytes),
+                                    stop: stop, received: { [self] in recordDownloaded($0) })
+        guard case .complete(let received) = try download.run() else { return }
+        if let size, received != size {
+            unlink(partial)
+            throw OriginFailure(code: .itemCorrupted, detail: "\(url): \(received) bytes, the metadata says \(size)", retryable: false)
+        }
+        do {
+            try adopt(partial, sha256: sha256, size: received, id: id, path: path, contentType: contentType)
+        } catch let error as CacheRefusal {
+            throw OriginFailure(code: .downloadFailed, detail: "\(path): \(error)", retryable: false)
+        } catch {
+            unlink(partial)
+            throw OriginFailure(code: .itemCorrupted, detail: "\(url): \(error)", retryable: false)
+        }
+    }
+
+    private func readFile(_ path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CacheRefusal(reason: "cannot open \(path)") }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count <= 0 { return out }
+            out += chunk[0..<count]
+        }
+    }
+}
+
+extension OriginFetch {
+    /// `reference` resolved against `base` (absolute references as they are).
+    func resolve(_ reference: String, _ base: String) -> String { OriginURL.resolve(reference, against: base) }
+}

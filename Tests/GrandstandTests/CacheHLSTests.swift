@@ -1,0 +1,74 @@
+import Foundation
+import GrandstandCore
+import TestSupport
+import Testing
+@testable import grandstand
+
+/// HLS VOD prefetch and playback from the fan listener (`/items/ID/…m3u8`), whole and
+/// pre-positioned (the first seconds from the box, the rest from the origin).
+@Suite(.serialized) struct CacheHLSTests {
+    static func daemon(_ origin: CacheOrigin) throws -> Daemon {
+        var config = try DaemonTests.config()
+        config.cache = origin.cacheConfig()
+        config.stateDirectory = config.cache!.directory + "-state"
+        return Daemon(config: config, board: nil)
+    }
+
+    /// ffprobe's `nb_read_frames` line (its warnings share the output).
+    static func frameCount(_ output: String) -> Int? {
+        output.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.last
+    }
+
+    @Test func aPrepositionedItemPlaysItsStartFromTheBoxAndTheRestFromTheOrigin() throws {
+        let origin = try CacheOrigin()
+        defer { origin.stop() }
+        try origin.metadata("vod", "{\"category\":\"highlights\",\"hls\":\"\(origin.base)/media/vod/master.m3u8\"}")
+        let daemon = try Self.daemon(origin)
+        try daemon.start()
+        defer { daemon.stop(); daemon.cache?.removeDirectory() }
+        let cache = try #require(daemon.cache)
+        let status = try #require(daemon.status)
+        let management = RawHTTPClient(port: status.management.port)
+        let body = "{\"id\":\"vod\",\"prepositionSeconds\":2.0}"
+        let added = try management.send(Array(("POST /api/v1/items HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer secret\r\n" +
+                                                "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body).utf8))
+        #expect(added.status == 202)
+        let item = try cache.waitForItem("vod", [.partiallyCached, .cached, .failed])
+        #expect(item.state == .partiallyCached, "\(item.errorDetail ?? "")")
+        #expect(Set(item.files.map(\.path)) == ["metadata.json", "master.m3u8", "v0/index.m3u8", "v0/seg0.ts", "v0/seg1.ts"])
+
+        let fan = RawHTTPClient(port: status.fan.port)
+        let playlist = String(decoding: try fan.get("/items/vod/v0/index.m3u8").body, as: UTF8.self)
+        let uris = playlist.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(uris.map(String.init) == ["/items/vod/v0/seg0.ts", "/items/vod/v0/seg1.ts", "\(origin.base)/media/vod/v0/seg2.ts",
+                         "\(origin.base)/media/vod/v0/seg3.ts"])
+        #expect(String(decoding: try fan.get("/items/vod/master.m3u8").body, as: UTF8.self).contains("/items/vod/v0/index.m3u8"))
+
+        let before = origin.requests.count
+        let frames = try runCommand(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                     "stream=nb_read_frames", "-of", "csv=p=0", "http://127.0.0.1:\(status.fan.port)/items/vod/master.m3u8"])
+        #expect(Self.frameCount(frames) == 100, "\(frames)")
+        let fetched = origin.requests.dropFirst(before)
+        #expect(fetched.contains { $0.hasPrefix("/media/vod/v0/seg2.ts") })
+        #expect(!fetched.contains { $0.hasPrefix("/media/vod/v0/seg0.ts") })
+    }
+
+    @Test func aWholeItemPlaysEntirelyFromTheBox() throws {
+        let origin = try CacheOrigin()
+        defer { origin.stop() }
+        try origin.metadata("full", "{\"hls\":\"vod/master.m3u8\"}")
+        let daemon = try Self.daemon(origin)
+        try daemon.start()
+        defer { daemon.stop(); daemon.cache?.removeDirectory() }
+        let cache = try #require(daemon.cache)
+        let status = try #require(daemon.status)
+        _ = try cache.add(.init(id: "full"))
+        let item = try cache.waitForItem("full", [.partiallyCached, .cached, .failed])
+        #expect(item.state == .cached, "\(item.errorDetail ?? "")")
+        let before = origin.requests.count
+        let frames = try runCommand(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                     "stream=nb_read_frames", "-of", "csv=p=0", "http://127.0.0.1:\(status.fan.port)/items/full/master.m3u8"])
+        #expect(Self.frameCount(frames) == 100, "\(frames)")
+        #expect(origin.requests.count == before, "played from the origin: \(origin.requests.dropFirst(before))")
+    }
+}

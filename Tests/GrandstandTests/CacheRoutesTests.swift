@@ -1,0 +1,142 @@
+import Foundation
+import GrandstandCore
+import HTTPServer
+import TestSupport
+import Testing
+@testable import grandstand
+
+/// The management API and the file-channel side (ReceivedFileSink) of the content cache, on a
+/// cache without an origin.
+@Suite struct CacheRoutesTests {
+    static func cache(sizeBytes: Int = 1 << 20) throws -> ContentCache {
+        var config = GatewayConfig.Cache(directory: NSTemporaryDirectory() + "gs-cache-\(UUID().uuidString)")
+        config.policy.sizeBytes = sizeBytes
+        config.policy.maxFileBytes = sizeBytes
+        let clock = Clock()
+        return try ContentCache(config, now: { clock.tick() })
+    }
+
+    /// A clock that advances 1 ms per reading, so access order is strict.
+    final class Clock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: Int64 = 1_763_700_000_000_000_000
+        func tick() -> Int64 { lock.lock(); defer { lock.unlock() }; value += 1_000_000; return value }
+    }
+
+    static func received(_ channel: String, _ path: String, _ bytes: [UInt8]) -> ReceivedFile {
+        ReceivedFile(channelID: channel, path: path, contentType: "text/plain", toi: 1, fdtInstance: 1, bytes: bytes,
+                     completedNanoseconds: 1_763_700_000_000_000_000)
+    }
+
+    func request(_ method: String, _ path: String, query: [String: String] = [:], body: String = "") -> HTTPRequest {
+        HTTPRequest(method: method, path: path, query: query, body: Array(body.utf8))
+    }
+
+    @Test func receivedFilesAreStoredLookedUpAndReplaced() throws {
+        let cache = try Self.cache()
+        defer { cache.removeDirectory() }
+        let stored = try cache.store(Self.received("menus", "food/menu.txt", Array("v1".utf8)))
+        #expect(stored.size == 2)
+        #expect(FileManager.default.contents(atPath: stored.localPath) == Data("v1".utf8))
+        let newer = try cache.store(Self.received("menus", "food/menu.txt", Array("v2!".utf8)))
+        #expect(cache.lookup(channelID: "menus", path: "food/menu.txt") == newer)
+        #expect(cache.lookup(channelID: "menus", path: "other") == nil)
+        #expect(cache.files(channelID: "menus").map(\.path) == ["food/menu.txt"])
+        #expect(FileManager.default.fileExists(atPath: stored.localPath) == false)
+        #expect(cache.item(ContentCache.channelItemID("menus"))?.source == .fileChannel("menus"))
+    }
+
+    @Test func evictionTakesTheLeastRecentlyUsedAndNeverALockedItem() throws {
+        let cache = try Self.cache(sizeBytes: 1 << 20)
+        defer { cache.removeDirectory() }
+        let quarter = [UInt8](repeating: 7, count: 300_000)
+        _ = try cache.store(Self.received("a", "f", quarter))
+        _ = try cache.store(Self.received("b", "f", quarter + [1]))
+        _ = try cache.store(Self.received("c", "f", quarter + [2]))
+        try cache.update(ContentCache.channelItemID("a")) { $0.locked = true }
+        _ = cache.lookup(channelID: "b", path: "f")   // b is now more recent than c
+        _ = try cache.store(Self.received("d", "f", quarter + [3]))
+        #expect(cache.lookup(channelID: "a", path: "f") != nil)
+        #expect(cache.lookup(channelID: "b", path: "f") != nil)
+        #expect(cache.lookup(channelID: "c", path: "f") == nil)
+        #expect(cache.item(ContentCache.channelItemID("c"))?.state == .discovered)
+        let tooBig = thrownError(CacheRefusal.self) { try cache.store(Self.received("e", "f", [UInt8](repeating: 0, count: 2 << 20))) }
+        #expect(tooBig?.reason.contains("file limit") == true)
+    }
+
+    @Test func itemsListFiltersSortsAndActs() throws {
+        let cache = try Self.cache()
+        defer { cache.removeDirectory() }
+        let routes = CacheRoutes(cache: cache)
+        _ = try cache.store(Self.received("menus", "m.txt", [1, 2, 3]))
+        _ = try cache.store(Self.received("maps", "map.txt", [1]))
+        var origin = CacheItem(id: "goal", source: .origin, category: "replay", state: .discovered, now: 5)
+        origin.locked = false
+        try cache.insert(origin)
+
+        func ids(_ query: [String: String]) throws -> [String] {
+            let response = try #require(routes.handle(request("GET", "/api/v1/items", query: query)))
+            #expect(response.status == 200)
+            guard case .array(let items)? = try JSONParser.parse(response.body)["items"] else { return [] }
+            return items.compactMap { if case .string(let id)? = $0["id"] { id } else { nil } }
+        }
+        #expect(try ids(["sort": "id"]) == ["file-channel-maps", "file-channel-menus", "goal"])
+        #expect(try ids(["sort": "size", "order": "desc"]) == ["file-channel-menus", "file-channel-maps", "goal"])
+        #expect(try ids(["state": "discovered"]) == ["goal"])
+        #expect(try ids(["source": "file-channel:maps"]) == ["file-channel-maps"])
+        #expect(try ids(["source": "file-channel", "sort": "id"]) == ["file-channel-maps", "file-channel-menus"])
+        #expect(try ids(["category": "replay"]) == ["goal"])
+        #expect(routes.handle(request("GET", "/api/v1/items", query: ["state": "bogus"]))?.status == 400)
+        #expect(routes.handle(request("GET", "/api/v1/items", query: ["sort": "bogus"]))?.status == 400)
+
+        #expect(routes.handle(request("POST", "/api/v1/items/goal/lock"))?.status == 200)
+        #expect(cache.item("goal")?.locked == true)
+        #expect(routes.handle(request("POST", "/api/v1/items/goal/unlock"))?.status == 200)
+        #expect(cache.item("goal")?.locked == false)
+        let consumption = routes.handle(request("POST", "/api/v1/items/goal/consumption", body: "{\"startPosition\":3,\"endPosition\":42.5}"))
+        #expect(consumption?.status == 200)
+        #expect(cache.item("goal")?.consumption.map(\.endPosition) == [42.5])
+        #expect(routes.handle(request("POST", "/api/v1/items/goal/consumption", body: "{\"startPosition\":9,\"endPosition\":1}"))?.status == 400)
+        // Pausing a cached item is an illegal transition: 409 naming both states.
+        let illegal = routes.handle(request("POST", "/api/v1/items/file-channel-menus/pause"))
+        #expect(illegal?.status == 409)
+        let reason = String(decoding: illegal?.body ?? [], as: UTF8.self)
+        #expect(reason.contains("cached cannot become paused"))
+        let before = try JSONParser.parse(try #require(routes.handle(request("GET", "/api/v1/cache/policy"))).body)
+        #expect(before["usedBytes"] == .number(4))
+
+        #expect(routes.handle(request("POST", "/api/v1/items/file-channel-menus/delete-files"))?.status == 200)
+        #expect(cache.item("file-channel-menus")?.state == .discovered)
+        #expect(cache.lookup(channelID: "menus", path: "m.txt") == nil)
+        #expect(routes.handle(request("DELETE", "/api/v1/items/file-channel-maps"))?.status == 200)
+        #expect(cache.item("file-channel-maps")?.state == .deleted)
+        #expect(routes.handle(request("GET", "/api/v1/items/nope"))?.status == 404)
+        #expect(routes.handle(request("POST", "/api/v1/items/goal/explode"))?.status == 404)
+        #expect(routes.handle(request("PUT", "/api/v1/items"))?.status == 405)
+        // Adding by content id needs an origin.
+        #expect(routes.handle(request("POST", "/api/v1/items", body: "{\"id\":\"x\"}"))?.status == 409)
+        #expect(routes.handle(request("POST", "/api/v1/items", body: "{\"id\":\"a/b\"}"))?.status == 400)
+        #expect(routes.handle(request("GET", "/api/v1/channels")) == nil)
+
+        let policy = try JSONParser.parse(try #require(routes.handle(request("GET", "/api/v1/cache/policy"))).body)
+        #expect(policy["sizeBytes"] == .number(Double(1 << 20)))
+        #expect(policy["usedBytes"] == .number(0))
+        #expect(policy["downloadsAllowed"] == .bool(true))
+    }
+
+    @Test func aCompletedItemSurvivesARestartAndAnInterruptedOneIsQueuedAgain() throws {
+        let directory: String
+        do {
+            let cache = try Self.cache()
+            directory = cache.configuration.directory
+            _ = try cache.store(Self.received("menus", "m.txt", [1, 2, 3]))
+            var item = CacheItem(id: "goal", source: .origin, state: .queued, now: 1)
+            try item.move(to: .downloading)
+            try cache.insert(item)
+        }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let reopened = try ContentCache(GatewayConfig.Cache(directory: directory))
+        #expect(reopened.lookup(channelID: "menus", path: "m.txt")?.size == 3)
+        #expect(reopened.item("goal")?.state == .queued)
+    }
+}

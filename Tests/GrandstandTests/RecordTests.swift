@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+import TestSupport
+import GrandstandCore
+import HTTPClient
+@testable import grandstand
+
+/// Recording a live channel on an in-process daemon fed with the sample stream as the ingest
+/// would feed it: start over the management API, stop, then the fan listener serves the TS
+/// (whole and by range) and a VOD playlist that ffprobe reads end to end.
+@Suite(.serialized) struct RecordTests {
+    final class Live {
+        let running: ManagementAPITests.Running
+        let fan: HTTPClient
+        let bytes: [UInt8]
+        var offset = 0
+        var time: Int64 = 1_700_000_000_000_000_000
+        let channel = Channel(id: "cam", name: "Cam", kind: .video, group: nil, port: 5000, fec: .none, origin: .config)
+
+        init() throws {
+            running = try ManagementAPITests.Running()
+            fan = HTTPClient(HTTPEndpoint(host: "127.0.0.1", port: try #require(running.daemon.status?.fan.port)))
+            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: SendEndToEndTests.sample)))
+            running.daemon.gateway.handle([.channelsChanged([.added(channel)])])
+        }
+
+        /// Feeds datagrams (7 TS packets) until `condition` holds or the sample ends.
+        func feed(until condition: () -> Bool) {
+            while offset < bytes.count, !condition() {
+                let end = min(offset + 7 * 188, bytes.count)
+                running.daemon.gateway.handle([.transportStream(channelID: "cam", packets: bytes[offset..<end], timestampNanoseconds: time)])
+                offset = end
+                time += 1_000_000
+            }
+        }
+
+        func records() throws -> [JSONValue] {
+            guard case .array(let list)? = try JSONParser.parse(try running.call("GET", "/api/v1/records").body)["records"] else { return [] }
+            return list
+        }
+
+        func record(_ name: String) throws -> JSONValue? { try records().first { $0["name"] == .string(name) } }
+    }
+
+    /// Waits up to `seconds` for `condition`.
+    static func eventually(_ seconds: Double = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return try condition()
+    }
+
+    @Test func recordingDownloadsAndPlays() throws {
+        let live = try Live()
+        live.feed { live.running.daemon.gateway.videoChannel("cam")?.summary.live == true }
+        let started = try live.running.call("POST", "/api/v1/records", body: #"{"name":"match-1","channel":"cam"}"#)
+        #expect(started.status == 201)
+        let startedState = try JSONParser.parse(started.body)["state"]
+        #expect(startedState == .string("recording"))
+        let early = try live.fan.get("/records/match-1.ts")
+        #expect(early.status == 409)
+        // Half the rest of the sample, a pause for the writer thread, then the other half.
+        let half = live.offset + (live.bytes.count - live.offset) / 2
+        live.feed { live.offset >= half }
+        Thread.sleep(forTimeInterval: 0.3)
+        live.feed { false }
+        let written = try Self.eventually { (try live.record("match-1")?["segments"]).map { $0 != .number(0) } ?? false }
+        #expect(written)
+        Thread.sleep(forTimeInterval: 0.3)
+
+        let stopped = try live.running.call("POST", "/api/v1/records/stop", body: #"{"name":"match-1"}"#)
+        #expect(stopped.status == 200)
+        let record = try #require(try live.record("match-1"))
+        #expect(record["state"] == .string("stopped"))
+        #expect(record["download"] == .string("/records/match-1.ts"))
+        guard case .number(let segments)? = record["segments"], case .number(let size)? = record["bytes"],
+              case .number(let duration)? = record["durationSeconds"] else { Issue.record("no counts: \(record)"); return }
+        #expect(segments >= 4)
+        #expect(duration >= 8)
+
+        // The download is the file on disk; ranges come from it too.
+        let ts = try live.fan.get("/records/match-1.ts")
+        #expect(ts.status == 200)
+        #expect(ts.body.count == Int(size))
+        #expect(ts.body.first == 0x47 && ts.body.count % 188 == 0)
+        let ranged = try live.fan.get("/records/match-1.ts", headers: [("Range", "bytes=188-375")])
+        #expect(ranged.status == 206)
+        #expect(ranged.body == Array(ts.body[188..<376]))
+
+        // The VOD playlist lists every segment as a byte range of the TS.
+        let playlist = try live.fan.get("/records/match-1.m3u8")
+        #expect(playlist.status == 200)
+        let parsed = try #require(VODPlaylist.parse(playlist.text))
+        #expect(parsed.count == Int(segments))
+        #expect(parsed.last?.byteRange?.upperBound == Int(size))
+        #expect(playlist.text.hasSuffix("#EXT-X-ENDLIST\n"))
+
+        // A real player reads it end to end over HTTP.
+        let port = try #require(live.running.daemon.status?.fan.port)
+        let probe = try Self.tool("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
+                                                       "http://127.0.0.1:\(port)/records/match-1.m3u8"])
+        #expect(probe.status == 0, "\(probe.stderr)")
+        let probed = try #require(Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(probe)")
+        #expect(abs(probed - duration) < 1.0, "ffprobe \(probed) s, playlist \(duration) s")
+        let decode = try Self.tool("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", "http://127.0.0.1:\(port)/records/match-1.m3u8",
+                                                       "-f", "null", "-"])
+        #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+    }
+
+    @Test func channelGoneFailsTheRecordingAndNamesAreChecked() throws {
+        let live = try Live()
+        live.feed { live.running.daemon.gateway.videoChannel("cam")?.summary.live == true }
+        for bad in ["../etc", ".hidden", "a/b", "", String(repeating: "x", count: 65)] {
+            let body = JSONValue.object([("name", .string(bad)), ("channel", .string("cam"))]).encoded
+            let response = try live.running.call("POST", "/api/v1/records", body: body)
+            #expect(response.status == 400, "\(bad)")
+        }
+        let missing = try live.running.call("POST", "/api/v1/records", body: #"{"name":"x","channel":"nope"}"#)
+        #expect(missing.status == 404)
+        let gone = try live.running.call("POST", "/api/v1/records", body: #"{"name":"gone","channel":"cam"}"#)
+        #expect(gone.status == 201)
+        let twice = try live.running.call("POST", "/api/v1/records", body: #"{"name":"gone","channel":"cam"}"#)
+        #expect(twice.status == 409)
+        live.running.daemon.gateway.handle([.channelsChanged([.removed(live.channel, reason: .deleted)])])
+        let failed = try Self.eventually { try live.record("gone")?["state"] == .string("failed") }
+        #expect(failed)
+        let reason = try live.record("gone")?["reason"]
+        #expect(reason == .string("channel gone"))
+        let deleted = try live.running.call("DELETE", "/api/v1/records?name=gone")
+        #expect(deleted.status == 204)
+        let left = try live.records()
+        #expect(left.isEmpty)
+        let table = RecordCommand.table(.object([("records", .array([.object([("name", .string("r")), ("channel", .string("cam")),
+                                                                             ("state", .string("failed")), ("reason", .string("disk full"))])]))]))
+        #expect(table.contains("disk full") && table.contains("NAME"))
+    }
+
+    struct ToolResult { var status: Int32; var stdout: String; var stderr: String }
+
+    static func tool(_ path: String, _ arguments: [String], timeout: Double = 60) throws -> ToolResult {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("grandstand-record-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outURL = directory.appendingPathComponent("out"), errURL = directory.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        defer { try? out.close(); try? err.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return ToolResult(status: process.terminationStatus, stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+                          stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+}

@@ -1,0 +1,57 @@
+# Release artifacts (docs/flashing.md): Debian packages and flashable images. Included by the
+# top-level Makefile.
+#   make deb                     grandstand_VERSION_arm64.deb (cross build) and _amd64.deb (host build)
+#   make deb-arm64 / deb-amd64   one of them
+#   make deb-check               both, then lintian (no errors) and content checks
+#   make image BOARD=qemu-virt   the qemu-virt disk image (+ kernel, initrd) with the arm64 .deb installed
+#   make image BOARD=rpi4        the Raspberry Pi 4 SD-card image
+#   make image-check             build the rpi4 image and check its structure
+# Outputs go to $(DIST) (default: dist/, ignored by git). GRANDSTAND_DEB_VERSION overrides the
+# package version (default: VERSION).
+DIST ?= $(CURDIR)/dist
+BOARD ?= qemu-virt
+HOST_RELEASE_BIN = $(CURDIR)/.build/release/grandstand
+DEB_VERSION = $(or $(GRANDSTAND_DEB_VERSION),$(shell cat VERSION))
+DEB_ARM64 = $(DIST)/grandstand_$(DEB_VERSION)_arm64.deb
+DEB_AMD64 = $(DIST)/grandstand_$(DEB_VERSION)_amd64.deb
+# "Build N-1" of the VM's deb-upgrade check: the same binary, a lower version (VERSION~prev).
+DEB_ARM64_PREV = $(DIST)/grandstand_$(DEB_VERSION)~prev_arm64.deb
+
+DEPS += dpkg-dev lintian help2man binutils-aarch64-linux-gnu qemu-user-static mmdebstrap \
+        e2fsprogs dosfstools mtools fdisk
+# In `make check`: the arm64 package (the one operators install) and lintian. The host package
+# (a second, host release build) and the images (two mmdebstrap runs) are run by hand until their
+# CI cost is measured (docs/flashing.md).
+CHECK += deb-check-arm64
+
+.PHONY: deb deb-arm64 deb-amd64 deb-check deb-check-arm64 deb-previous image image-qemu-virt image-check
+deb: deb-arm64 deb-amd64
+
+deb-arm64: deps cross
+	packaging/build-deb.sh arm64 "$(ARM64_BIN)" "$(DIST)"
+
+# The host package needs a release host build with the Swift runtime linked in statically (no
+# Swift runtime package exists in Debian bookworm): the only `swift build -c release` here.
+deb-amd64: deps stamp
+	$(SWIFT) build -c release --product grandstand --static-swift-stdlib $(SWIFT_BUILD_FLAGS)
+	packaging/build-deb.sh amd64 "$(HOST_RELEASE_BIN)" "$(DIST)"
+
+deb-check: deb
+	packaging/check-deb.sh "$(DEB_ARM64)" "$(DEB_AMD64)"
+
+deb-check-arm64: deb-arm64
+	packaging/check-deb.sh "$(DEB_ARM64)"
+
+deb-previous: deps cross
+	GRANDSTAND_DEB_VERSION=$(DEB_VERSION)~prev packaging/build-deb.sh arm64 "$(ARM64_BIN)" "$(DIST)"
+
+# What `make test-vm` boots (tools/qemu/vm.mk).
+image-qemu-virt: deps deb-arm64
+	tools/image/build.sh qemu-virt "$(DEB_ARM64)" "$(DIST)"
+
+image: deps deb-arm64
+	tools/image/build.sh "$(BOARD)" "$(DEB_ARM64)" "$(DIST)"
+
+image-check: deps deb-arm64
+	tools/image/build.sh rpi4 "$(DEB_ARM64)" "$(DIST)"
+	tools/image/check-rpi4.sh "$(DIST)/grandstand-rpi4.img"

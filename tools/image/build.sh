@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# make image BOARD=NAME: a flashable disk image for a board of board/, from Debian packages only.
+#   1. mmdebstrap: Debian trixie arm64 root tree with tools/image/packages.list, the board's
+#      packages.list and the grandstand .deb (apt resolves its Depends), configured in an arm64
+#      chroot through qemu-user (binfmt_misc, as the VM base); the slow cache helpers diverted.
+#   2. rootfs-overlay/ (the part the .deb does not ship), tools/image/rootfs/ (first-boot units,
+#      DHCP on the uplink), the board file, fstab, host name; no machine id, no SSH host keys.
+#   3. Assembly without loop mounts: mkfs.ext4 -d for the root, mkfs.vfat + mcopy for the rpi4
+#      boot partition, sfdisk on the image file, partitions written in with dd.
+# Reproducible: SOURCE_DATE_EPOCH (the last commit's time) for mmdebstrap and every file time;
+# disk, partition and filesystem UUIDs derived from the board name and the .deb's hash.
+# usage: build.sh BOARD DEB OUT_DIR    -> OUT_DIR/grandstand-BOARD.img (+ .vmlinuz/.initrd for qemu-virt)
+set -euo pipefail
+[ $# -eq 3 ] || { echo "usage: $0 BOARD DEB OUT_DIR" >&2; exit 2; }
+board=$1 deb=$(realpath "$2") out=$3
+IMAGE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tools/qemu/vm/lib.sh
+. "$IMAGE_DIR/../qemu/vm/lib.sh"   # log, die, host_mirror, binfmt_setup/cleanup (REPO_DIR too)
+board_dir=$REPO_DIR/board/$board
+[ -f "$board_dir/board.json" ] || die "unknown board $board (no board/$board/board.json)"
+[ -f "$deb" ] || die "no package $deb (make deb-arm64)"
+[ "$(id -u)" -eq 0 ] || die "building an image needs root (chroot, device nodes, binfmt_misc)"
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$REPO_DIR" log -1 --format=%ct)}
+IMAGE_CACHE=${GRANDSTAND_CACHE:-$REPO_DIR/.cache}/image
+SLOW_HELPERS="/usr/bin/systemd-hwdb /usr/bin/update-mime-database /usr/bin/fc-cache"
+DPKG_EXCLUDES=(path-exclude=/usr/share/doc/* path-include=/usr/share/doc/*/copyright
+    path-exclude=/usr/share/locale/* path-exclude=/usr/share/info/*)
+
+# Stable identifiers from the inputs: uuid NAME -> a UUID, hex8 NAME -> 8 hex digits.
+seed=$(sha256sum "$deb" | cut -c1-32)
+uuid() { printf '%s' "$board $seed $1" | sha256sum | sed -E 's/^(.{8})(.{4}).(.{3}).(.{3})(.{12}).*/\1-\2-4\3-8\4-\5/'; }
+hex8() { printf '%s' "$board $seed $1" | sha256sum | cut -c1-8; }
+
+packages() { sed -e 's/#.*//' "$IMAGE_DIR/packages.list" "$board_dir/packages.list" 2>/dev/null | xargs; }
+
+# Step 1, cached by every input (a new .deb, package list or script rebuilds the tree).
+build_tree() {
+    local o dpkgopts=(--dpkgopt=force-unsafe-io) divert restore
+    for o in "${DPKG_EXCLUDES[@]}"; do dpkgopts+=("--dpkgopt=$o"); done
+    # shellcheck disable=SC2016 # $1 and $f expand in mmdebstrap's hook shell
+    divert='for f in '"$SLOW_HELPERS"'; do
+        chroot "$1" dpkg-divert --quiet --local --rename --add "$f"
+        printf "#!/bin/sh\nexit 0\n" > "$1$f"; chmod 755 "$1$f"; done'
+    # shellcheck disable=SC2016
+    restore='for f in '"$SLOW_HELPERS"'; do
+        rm -f "$1$f"; chroot "$1" dpkg-divert --quiet --local --rename --remove "$f"; done'
+    binfmt_setup || die "binfmt_misc with qemu-aarch64 is needed to configure an arm64 tree"
+    trap binfmt_cleanup EXIT
+    log "mmdebstrap: trixie arm64 for $board with $(basename "$deb")"
+    mmdebstrap --mode=root --arch=arm64 --variant=essential \
+        --components=main,non-free-firmware --include="$(packages | tr ' ' ',')" --include="$deb" \
+        --hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
+        --aptopt='APT::Install-Recommends "false"' \
+        "${dpkgopts[@]}" --essential-hook="$divert" --customize-hook="$restore" \
+        trixie "$1" "deb [signed-by=$KEYRING] $(host_mirror) trixie main non-free-firmware" 2>&1 | sed 's/^/  /' >&2
+    binfmt_cleanup
+    trap - EXIT
+}
+
+# Step 2: the product's files and the image's identity, all on the host.
+customize() {
+    local root=$1 root_partuuid=$2 boot_uuid=${3:-} chips chip f
+    # rootfs-overlay/, minus what the .deb ships (packaging/overlay-map.txt: it lives in /usr there).
+    rm -rf "$root.overlay"
+    cp -a --no-preserve=ownership "$REPO_DIR/rootfs-overlay" "$root.overlay"
+    while read -r from _; do
+        case $from in ''|'#'*) continue ;; esac
+        rm -f "$root.overlay/$from"
+    done < "$REPO_DIR/packaging/overlay-map.txt"
+    cp -a "$root.overlay/." "$root/"
+    rm -rf "$root.overlay"
+    cp -a --no-preserve=ownership "$IMAGE_DIR/rootfs/." "$root/"
+    ln -sfn "boards/$board.json" "$root/usr/share/grandstand/board.json"
+    # Start after udev has given the board's GPIO chips to group gpio (as install-product.sh).
+    chips=$(grep -o '"chip"[[:space:]]*:[[:space:]]*"[^"]*"' "$board_dir/board.json" | sed -E 's/.*"([^"]*)"$/\1/' | sort -u)
+    mkdir -p "$root/etc/systemd/system/grandstand.service.d"
+    { echo "# Written by tools/image/build.sh from board/$board/board.json: its GPIO chips."
+      echo "[Unit]"
+      for chip in $chips; do echo "Wants=dev-$chip.device"; echo "After=dev-$chip.device"; done
+    } > "$root/etc/systemd/system/grandstand.service.d/board.conf"
+    systemctl --root="$root" --quiet enable grandstand-growroot.service grandstand-ssh-keys.service \
+        systemd-networkd.service
+    # No systemd-firstboot prompts on the console of a headless box.
+    ln -sfn /dev/null "$root/etc/systemd/system/systemd-firstboot.service"
+    echo "LANG=C.UTF-8" > "$root/etc/locale.conf"
+    ln -sfn /usr/share/zoneinfo/Etc/UTC "$root/etc/localtime"
+    echo grandstand > "$root/etc/hostname"
+    printf '127.0.0.1\tlocalhost\n127.0.1.1\tgrandstand\n::1\tlocalhost ip6-localhost ip6-loopback\n' > "$root/etc/hosts"
+    { echo "# <file system> <mount point> <type> <options> <dump> <pass>"
+      echo "PARTUUID=$root_partuuid / ext4 defaults,noatime 0 1"
+      [ -n "$boot_uuid" ] && echo "UUID=$boot_uuid /boot/firmware vfat defaults,noatime,umask=0077 0 2"
+    } > "$root/etc/fstab"
+    # Per-device identity is made at first boot: machine id (systemd), SSH host keys (unit above).
+    echo uninitialized > "$root/etc/machine-id"
+    rm -f "$root"/etc/ssh/ssh_host_* "$root/var/lib/dbus/machine-id" "$root/var/lib/systemd/random-seed"
+    rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/cache/apt/archives/*.deb \
+        "$root"/var/log/* "$root"/tmp/* "$root"/var/cache/debconf/*-old "$root"/var/lib/dpkg/*-old
+    f=$(find "$root" -newermt "@$SOURCE_DATE_EPOCH" -print -quit)
+    [ -z "$f" ] || find "$root" -newermt "@$SOURCE_DATE_EPOCH" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+}
+
+# An ext4 image of a tree (no loop mount), with fixed UUID, hash seed and times.
+make_ext4() {
+    local tree=$1 img=$2 label=$3 fs_uuid=$4 used size_mib
+    used=$(du -sm "$tree" | cut -f1)
+    size_mib=$(( used * 5 / 4 + 192 ))   # a little room: first boot grows it to the card anyway
+    rm -f "$img"
+    E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -L "$label" -U "$fs_uuid" \
+        -E "hash_seed=$fs_uuid,lazy_itable_init=0" -d "$tree" "$img" "${size_mib}M"
+}
+
+main() {
+    local key work root kver img boot_uuid="" root_partuuid disk_uuid
+    mkdir -p "$IMAGE_CACHE" "$out"
+    # The tree's inputs only (the step-2/3 code can change without rebuilding it).
+    key=$({ declare -f build_tree; echo "$SLOW_HELPERS ${DPKG_EXCLUDES[*]}"; packages; cat "$deb"; } |
+        sha256sum | cut -c1-16)
+    work=$IMAGE_CACHE/$board-$key
+    exec 9>"$IMAGE_CACHE/$board.lock"
+    flock 9
+    if [ ! -e "$work/tree.READY" ]; then
+        rm -rf "$IMAGE_CACHE/$board"-*
+        mkdir -p "$work"
+        SECONDS=0
+        build_tree "$work/tree"
+        touch "$work/tree.READY"
+        log "root tree in $SECONDS s"
+    fi
+    root=$work/rootfs
+    rm -rf "$root"
+    cp -a "$work/tree" "$root"
+    kver=$(find "$root/usr/lib/modules" -mindepth 1 -maxdepth 1 -printf "%f\n" | head -n1)
+    { [ -f "$root/boot/vmlinuz-$kver" ] && [ -f "$root/boot/initrd.img-$kver" ]; } ||
+        die "no kernel/initramfs for $kver in the tree"
+    img=$out/grandstand-$board.img
+    case $board in
+    rpi4)
+        # MBR (the Raspberry Pi boot ROM reads it): p1 FAT32 boot 256 MiB at 4 MiB, p2 root.
+        disk_uuid=$(hex8 disk)
+        root_partuuid=$disk_uuid-02
+        boot_uuid=$(hex8 boot | tr a-f A-F | sed -E 's/(....)(....)/\1-\2/')
+        customize "$root" "$root_partuuid" "$boot_uuid"
+        mkdir -p "$root/boot/firmware"
+        make_boot_rpi4 "$root" "$kver" "$work/boot.img" "${boot_uuid//-/}" "$root_partuuid"
+        make_ext4 "$root" "$work/root.img" grandstand-root "$(uuid rootfs)"
+        assemble "$img" dos "$disk_uuid" "$work/boot.img" c "$work/root.img" 83
+        ;;
+    qemu-virt)
+        # GPT with the root partition alone; the kernel and initramfs beside the image (QEMU's
+        # direct kernel boot: -kernel/-initrd/-append from grandstand-qemu-virt.cmdline).
+        disk_uuid=$(uuid disk)
+        root_partuuid=$(uuid root-partition)
+        customize "$root" "$root_partuuid"
+        make_ext4 "$root" "$work/root.img" grandstand-root "$(uuid rootfs)"
+        assemble "$img" gpt "$disk_uuid" "$work/root.img" "B921B045-1DF0-41C3-AF44-4C6F280D3FAE" "$root_partuuid"
+        cp "$root/boot/vmlinuz-$kver" "$out/grandstand-$board.vmlinuz"
+        cp "$root/boot/initrd.img-$kver" "$out/grandstand-$board.initrd"
+        sed "s/@ROOT_PARTUUID@/$root_partuuid/" "$board_dir/cmdline.txt" > "$out/grandstand-$board.cmdline"
+        ;;
+    *) die "no image layout for board $board (rpi4, qemu-virt)" ;;
+    esac
+    rm -rf "$root"
+    log "$img: $(du -h --apparent-size "$img" | cut -f1), sha256 $(sha256sum "$img" | cut -c1-16)"
+}
+
+# The rpi4 FAT boot partition: GPU firmware, kernel, initramfs, the BCM2711 device trees,
+# config.txt and cmdline.txt (root=PARTUUID); files put in with mcopy (no mount).
+make_boot_rpi4() {
+    local root=$1 kver=$2 img=$3 volid=$4 root_partuuid=$5 fw=$1/usr/lib/raspi-firmware stage f
+    [ -f "$fw/start4.elf" ] || die "raspi-firmware did not install $fw/start4.elf"
+    stage=$(dirname "$img")/boot
+    rm -rf "$stage" "$img"
+    mkdir -p "$stage"
+    cp "$fw"/*.bin "$fw"/*.elf "$fw"/*.dat "$stage/" 2>/dev/null || true
+    cp "$root/usr/lib/linux-image-$kver"/broadcom/bcm2711-*.dtb "$stage/"
+    mkdir -p "$stage/overlays"
+    [ -d "$root/usr/lib/linux-image-$kver/overlays" ] && cp "$root/usr/lib/linux-image-$kver"/overlays/* "$stage/overlays/"
+    cp "$root/boot/vmlinuz-$kver" "$stage/vmlinuz"
+    cp "$root/boot/initrd.img-$kver" "$stage/initrd.img"
+    cp "$board_dir/config.txt" "$stage/config.txt"
+    sed "s/@ROOT_PARTUUID@/$root_partuuid/" "$board_dir/cmdline.txt" > "$stage/cmdline.txt"
+    find "$stage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+    truncate -s 256M "$img"
+    mkfs.vfat -F 32 -n GS-BOOT -i "$volid" --invariant "$img" >/dev/null 2>&1 ||
+        mkfs.vfat -F 32 -n GS-BOOT -i "$volid" "$img" >/dev/null
+    for f in "$stage"/*; do
+        MTOOLS_SKIP_CHECK=1 mcopy -s -m -o -i "$img" "$f" ::
+    done
+    rm -rf "$stage"
+}
+
+# The disk: LABEL (dos|gpt) table from sfdisk on the image file, then each partition image
+# written in place with dd. Arguments: IMG LABEL DISK_ID [PART_IMG TYPE [PARTUUID]]...
+assemble() {
+    local img=$1 label=$2 id=$3 start=8192 total=8192 script p size_s
+    shift 3
+    local -a parts=("$@")
+    script="label: $label"$'\n'
+    if [ "$label" = gpt ]; then script+="label-id: $id"$'\n'; else script+="label-id: 0x$id"$'\n'; fi
+    local i=0 step=2; [ "$label" = gpt ] && step=3
+    while [ $i -lt ${#parts[@]} ]; do
+        p=${parts[i]}
+        if [ -n "$p" ]; then
+            size_s=$(( ($(stat -c %s "$p") + 511) / 512 ))
+            script+="start=$total, size=$size_s, type=${parts[i+1]}"
+            [ "$label" = gpt ] && script+=", uuid=${parts[i+2]}"
+            [ "$label" = dos ] && [ $i -eq 0 ] && script+=", bootable"
+            script+=$'\n'
+            total=$(( total + (size_s + 2047) / 2048 * 2048 ))
+        fi
+        i=$((i + step))
+    done
+    rm -f "$img"
+    truncate -s $(( (total + 2048) * 512 )) "$img"   # + 1 MiB for the backup GPT
+    sfdisk --no-reread --no-tell-kernel -q "$img" <<< "$script"
+    total=$start i=0
+    while [ $i -lt ${#parts[@]} ]; do
+        p=${parts[i]}
+        if [ -n "$p" ]; then
+            dd if="$p" of="$img" bs=1M seek=$(( total * 512 )) oflag=seek_bytes conv=notrunc,sparse status=none
+            size_s=$(( ($(stat -c %s "$p") + 511) / 512 ))
+            total=$(( total + (size_s + 2047) / 2048 * 2048 ))
+        fi
+        i=$((i + step))
+    done
+}
+
+main "$@"; exit $?
