@@ -18,6 +18,7 @@ all: build
 -include tools/bench/bench.mk
 -include tools/fuzz/fuzz.mk
 -include packaging/package.mk
+-include tools/soak/soak.mk
 
 deps:
 	@tools/deps.sh $(DEPS)

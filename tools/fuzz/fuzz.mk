@@ -8,10 +8,12 @@ DEPS += python3
 FUZZ_DIR ?= $(CURDIR)/.build-fuzz
 FUZZ_SWIFTC ?= $(or $(shell command -v swiftc 2>/dev/null),/opt/swift/usr/bin/swiftc)
 FUZZ_FLAGS ?= -parse-as-library -sanitize=fuzzer,address -O -g
-FUZZ_TARGETS := rtp frame sap sdp inflate fec_headers ts config ingest hls http flute catalog
+# Every harness in tools/fuzz/targets is a target.
+FUZZ_TARGETS ?= $(sort $(basename $(notdir $(wildcard tools/fuzz/targets/*.swift))))
 FUZZ_SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 60
 FUZZ_CORE_SOURCES := $(sort $(shell find Sources/GrandstandCore -name '*.swift'))
+FUZZ_SHARED := $(sort $(wildcard tools/fuzz/*.swift))
 FUZZ_BINARIES := $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_TARGETS))
 
 .PHONY: fuzz fuzz-check fuzz-build fuzz-seeds
@@ -26,11 +28,11 @@ $(FUZZ_DIR)/lib/libGrandstandCore.a: $(FUZZ_CORE_SOURCES) tools/fuzz/fuzz.mk
 	    -emit-library -static -emit-module -emit-module-path GrandstandCore.swiftmodule -o libGrandstandCore.a \
 	    $(addprefix $(CURDIR)/,$(FUZZ_CORE_SOURCES))
 
-$(FUZZ_DIR)/bin/%: tools/fuzz/targets/%.swift tools/fuzz/Support.swift $(FUZZ_DIR)/lib/libGrandstandCore.a
+$(FUZZ_DIR)/bin/%: tools/fuzz/targets/%.swift $(FUZZ_SHARED) $(FUZZ_DIR)/lib/libGrandstandCore.a
 	@mkdir -p $(FUZZ_DIR)/bin $(FUZZ_DIR)/obj/$*
 	@echo "fuzz: linking $@"
 	@set -o pipefail; cd $(FUZZ_DIR)/obj/$* && $(FUZZ_SWIFTC) $(FUZZ_FLAGS) -module-name Fuzz_$* -I $(FUZZ_DIR)/lib \
-	    $(CURDIR)/tools/fuzz/Support.swift $(CURDIR)/tools/fuzz/targets/$*.swift \
+	    $(addprefix $(CURDIR)/,$(FUZZ_SHARED)) $(CURDIR)/tools/fuzz/targets/$*.swift \
 	    $(FUZZ_DIR)/lib/libGrandstandCore.a -o $@ 2>&1 | { grep -v 'Cannot export local symbol' || true; }
 
 # Seeds come from Tests/Fixtures (and the regression inputs in Tests/Fixtures/fuzz) every time.

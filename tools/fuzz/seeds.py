@@ -155,6 +155,7 @@ def main(fixtures, root):
         path = os.path.join(repo, extra)
         if os.path.exists(path):
             out.put("config", open(path, "rb").read())
+    synthetic_seeds(out)
     fuzz_inputs = os.path.join(fixtures, "fuzz")
     if os.path.isdir(fuzz_inputs):  # regression inputs: Tests/Fixtures/fuzz/<target>-<name>
         for name in sorted(os.listdir(fuzz_inputs)):
@@ -162,6 +163,35 @@ def main(fixtures, root):
                 continue
             target = name.split("-", 1)[0]
             out.put(target, open(os.path.join(fuzz_inputs, name), "rb").read())
+
+
+def synthetic_seeds(out):
+    """Scripts for the harnesses that build their own media or take query text (no fixture has
+    their form): playlist (tools/fuzz/targets/playlist.swift ops) and query (selector + text)."""
+    def frames(count, gop=25, jitter=0):
+        script = bytearray()
+        for f in range(count):
+            script += bytes([0x01 if f % gop == 0 else 0x00, jitter & 0xFF])
+        return script
+    steady = frames(150)
+    out.put("playlist", bytes([0x12]) + steady)                       # 1.5 s targets, 0.2 s parts
+    out.put("playlist", bytes([0x00]) + frames(80, gop=10, jitter=3))  # short segments, jittery clock
+    with_gap = frames(60) + bytes([6, 40, 25]) + frames(60)            # 41 packets lost, 0.5 s
+    out.put("playlist", bytes([0x23]) + with_gap)
+    restart = frames(60) + bytes([0xA1]) + struct.pack(">I", 0x10000) + bytes([40]) + frames(60)
+    out.put("playlist", bytes([0x4A]) + restart)                      # DTS restart
+    long_gop = frames(40, gop=40) + bytes([0x80, 0x27, 0x10, 0, 40]) + frames(50, gop=50)
+    out.put("playlist", bytes([0x08]) + long_gop)                      # keyframes far apart, a DTS jump
+    damaged = frames(30) + bytes([0xE1, 0xE2, 0xE7]) + frames(30)
+    out.put("playlist", bytes([0xC4]) + damaged)                       # CC errors, discontinuity_indicator
+    for selector, text in ((0, "_HLS_msn=3&_HLS_part=1"), (0, "_HLS_msn=9&_HLS_part=0&_HLS_skip=YES"),
+                           (1, "offset=-20"), (1, "at=1700000002000"), (2, "since=-15m&priority=warning&limit=50"),
+                           (2, "since=2026-11-21T06:20:00.123456Z&until=now&messageId=0123456789abcdef0123456789abcdef&follow=1"),
+                           (3, "12345678"), (4, "http://collector.example:8080/v1/stats?box=1"),
+                           (4, "http://[fd00::1]:80/"), (5, "239.255.20.1"), (5, "ff0e::2:7ffe"), (5, "::ffff:10.0.0.1"),
+                           (6, "venueName=Demo%20Stadium;contentOwner=Grandstand;appDeveloper=Grandstand"),
+                           (7, "every:10"), (7, "0,5,10-12"), (7, "smpte2022-1:L=5,D=4,row=no"), (7, "reed-solomon:k=20,m=4,port=5002")):
+        out.put("query", bytes([selector]) + text.encode())
 
 
 if __name__ == "__main__":

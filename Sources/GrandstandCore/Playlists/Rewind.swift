@@ -44,7 +44,12 @@ extension MediaWindow {
             back = seconds >= 0 ? 0 : MediaClock.ticks(seconds: min(-seconds, 1e7))
         case .programDateTime(let at):
             let liveEnd = newest.programDateTimeNanoseconds + MediaClock.nanoseconds(ticks: newest.durationTicks)
-            back = at >= liveEnd ? 0 : (liveEnd - at) * 9 / 100_000
+            // `at` comes from the query (any Int64 ms): clamp far-back moments like offsets (1e7 s)
+            // before the tick arithmetic, which would overflow (found by the `query` fuzz target).
+            let behind = liveEnd.subtractingReportingOverflow(at)
+            back = at >= liveEnd ? 0
+                : behind.overflow || behind.partialValue > 10_000_000 * 1_000_000_000 ? MediaClock.ticks(seconds: 1e7)
+                : behind.partialValue * 9 / 100_000
         }
         // RFC 8216bis §4.4.2.2: a live playlist's start SHOULD NOT be within three target
         // durations (HOLD-BACK) of its end, so "now" and small offsets start there.

@@ -50,6 +50,11 @@ public struct UploadTarget: Sendable, Equatable, CustomStringConvertible {
         guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "/" }) else {
             return .failure(UploadTargetProblem("\"\(url)\" has no host"))
         }
+        // Brackets only around a whole IPv6 host, colons only inside them (found by the `query`
+        // fuzz target: `http://a[fd00::1]:80/` gave a host that printed as another URL).
+        guard !host.contains(where: { $0 == "[" || $0 == "]" }), authority.hasPrefix("[") || !host.contains(":") else {
+            return .failure(UploadTargetProblem("\"\(url)\": a host with brackets or colons must be a whole [IPv6] address"))
+        }
         var port: UInt16 = 80
         if let portText {
             guard let value = UInt16(portText), value > 0 else {

@@ -98,6 +98,9 @@ struct SendCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Drop exactly these packets of each FEC repair flow: every:N or 0,5,10-12.", valueName: "PATTERN"))
     var dropRepair: String?
 
+    @Option(help: ArgumentHelp("Network faults on media/repair flows: duplicate=P,reorder=P,jitter=MS,burst=N/M (seeded; docs/reliability.md).", valueName: "SPEC"))
+    var impair: String?
+
     @Option(help: "Multicast TTL / hop limit.")
     var ttl: Int = 16
 
@@ -133,6 +136,7 @@ struct SendCommand: ParsableCommand {
         if let duration, duration <= 0 { throw ValidationError("--duration must be > 0") }
         if let leadIn, !(0...3600).contains(leadIn) { throw ValidationError("--lead-in must be within 0-3600") }
         guard (0...3600).contains(fecDrain) else { throw ValidationError("--fec-drain must be within 0-3600") }
+        if let impair, case .failure(let failure) = SendImpairment.parse(impair, seed: seed) { throw ValidationError(failure.description) }
     }
 
     func run() throws {
@@ -149,6 +153,7 @@ struct SendCommand: ParsableCommand {
         var clock = SendClock()
         let start = clock.now + 20_000_000
         let session = plan.session(start: start)
+        if let impair { session.impairment = try SendImpairment.parse(impair, seed: seed).get() }
         do {
             try session.openSockets()
         } catch {
@@ -176,5 +181,6 @@ struct SendCommand: ParsableCommand {
         session.sendDeletions(now: clock.now)
         if signalled { print("stopped on signal; SAP deletions sent") }
         for line in session.summary() { print(line) }
+        if let impairment = session.impairment { print(impairment.summary) }
     }
 }

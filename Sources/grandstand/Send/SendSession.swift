@@ -22,6 +22,8 @@ final class SendSession {
 
     var scheduler = StreamerScheduler()
     var announcer: SAPAnnouncer
+    /// `--impair` faults between the scheduler and the sockets (SendImpairment.swift).
+    var impairment: SendImpairment?
     var channels: [Channel]
     let options: MulticastSender.Options
     private var senders: [Bool: MulticastSender] = [:]
@@ -77,12 +79,14 @@ final class SendSession {
     func run(clock: inout SendClock, stopAt: Int64?, untilSignal: Bool) throws(MulticastError) -> Bool {
         while true {
             let now = clock.now
-            for datagram in scheduler.popDue(nowNanoseconds: now) {
+            var due = scheduler.popDue(nowNanoseconds: now)
+            if var faults = impairment { due = faults.process(due, now: now); impairment = faults }
+            for datagram in due {
                 try send(datagram, now: clock.now)
             }
             if !untilSignal && scheduler.isFinished { return false }
             if let stopAt, clock.now >= stopAt { return false }
-            var deadline = scheduler.nextDueNanoseconds ?? Int64.max
+            var deadline = min(scheduler.nextDueNanoseconds ?? Int64.max, impairment?.nextDueNanoseconds ?? Int64.max)
             if let stopAt { deadline = min(deadline, stopAt) }
             // Wake at least every 250 ms so a stuck clock cannot hide a signal for long.
             deadline = min(deadline, clock.now + 250_000_000)
@@ -92,6 +96,7 @@ final class SendSession {
 
     /// SAP deletions for every channel, sent at once (twice, against a single loss).
     func sendDeletions(now: Int64) {
+        for datagram in impairment?.drain() ?? [] { try? send(datagram, now: now) }
         for _ in 0..<2 {
             for datagram in announcer.deletions(dueNanoseconds: now) {
                 try? send(datagram, now: now)

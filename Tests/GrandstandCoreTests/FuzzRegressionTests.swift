@@ -1,0 +1,49 @@
+import Testing
+@testable import GrandstandCore
+
+/// Inputs the fuzz targets found crashing (tools/fuzz, docs/reliability.md "Findings"), replayed
+/// through the same code paths. The raw inputs are in Tests/Fixtures/fuzz/ (seeds of their target).
+@Suite struct FuzzRegressionTests {
+    /// `query`: `rewind.m3u8?at=0` (or any moment before ~1991, down to the most negative the
+    /// parser accepts) overflowed the tick arithmetic of the distance behind the live edge — a
+    /// trap any fan could trigger. Such moments now clamp like offsets: the oldest segment.
+    @Test(arguments: ["at=0", "at=-9223372036853", "at=-1", "at=9223372036853", "offset=-1e300", "offset=-9999999999999999999"])
+    func rewindToAnyMomentStartsInsideTheWindow(query: String) throws {
+        let w = window(complete: 25, openParts: 1)
+        let position = try #require(RewindPosition.parse(query: query[...]))
+        let start = try #require(w.rewindStart(position))
+        let held = w.completeSegments.map(\.mediaSequence)
+        #expect(held.contains(start.firstSequence), "\(query) → \(start)")
+        let playlist = w.rewindPlaylist(position)
+        #expect(playlist.hasPrefix("#EXTM3U") && playlist.contains("#EXT-X-START:TIME-OFFSET="))
+    }
+
+    /// The far past starts at the oldest segment, the future at HOLD-BACK from the live edge.
+    @Test func farMomentsClampToTheWindowEdges() throws {
+        let w = window(complete: 25, openParts: 1)
+        let past = try #require(w.rewindStart(.programDateTime(nanoseconds: 0)))
+        #expect(past.firstSequence == w.completeSegments.first?.mediaSequence && past.offsetTicks == 0)
+        let future = try #require(w.rewindStart(.programDateTime(nanoseconds: Int64.max)))
+        #expect(future.behindLiveTicks >= w.holdBackTicks)
+    }
+}
+
+/// `query`: an upload URL whose host had brackets or colons outside a leading `[…]` parsed into a
+/// target whose description named another URL; such hosts are refused now, and every accepted
+/// target prints as a URL that parses back to it.
+@Suite struct FuzzRegressionUploadTargetTests {
+    @Test(arguments: ["http://nnnnnnnnnnnn[fd00::1]:80/:1]:8", "http://a[b]/", "http://a:b:80/", "http://x]:80/"])
+    func hostsWithStrayBracketsOrColonsAreRefused(url: String) {
+        guard case .failure(let problem) = UploadTarget.parse(url) else {
+            Issue.record("\(url) accepted")
+            return
+        }
+        #expect(problem.description.contains(url))
+    }
+
+    @Test(arguments: ["http://collector:8080/v1/stats", "http://[fd00::1]:80/", "http://[::1]/x?y=1", "http://10.0.0.1"])
+    func acceptedTargetsPrintAsURLsThatParseBack(url: String) throws {
+        let target = try UploadTarget.parse(url).get()
+        #expect(UploadTarget.parse(target.description) == .success(target))
+    }
+}
