@@ -29,7 +29,7 @@ final class SegmentTap: @unchecked Sendable {
             for sequence in sequences {
                 guard let stored = window.segments.last(where: { $0.mediaSequence == sequence }) else { continue }
                 if stored.isGap { afterGap = true; continue }
-                let segment = Segment(bytes: stored.bytes, durationSeconds: MediaClock.seconds(ticks: stored.durationTicks),
+                let segment = Segment(bytes: stored.bytes.array, durationSeconds: MediaClock.seconds(ticks: stored.durationTicks),
                                       discontinuity: afterGap || stored.discontinuity != nil)
                 afterGap = false
                 for key in queues.keys where queues[key, default: []].count < Self.queueLimit { queues[key]?.append(segment) }
