@@ -9,6 +9,7 @@ public struct GatewayEvent: Sendable, Equatable {
         case faultInjected = "fault-injected", ledsAvailable = "leds-available"
         case catalogUpdated = "catalog-updated", catalogRejected = "catalog-rejected"
         case recordStarted = "record-started", recordStopped = "record-stopped", recordFailed = "record-failed"
+        case cacheUnavailable = "cache-unavailable"
 
         /// journald MESSAGE_ID (128-bit, lowercase hex without dashes, per sd-id128(3)).
         public var messageID: String {
@@ -35,6 +36,7 @@ public struct GatewayEvent: Sendable, Equatable {
             case .recordStarted: "00361df71b15463b89bbb02355922248"
             case .recordStopped: "c103aeae3ac346fcb791901ecc4ed89e"
             case .recordFailed: "e65599d0717940f7ad5008b2629e24b6"
+            case .cacheUnavailable: "11cfe34942aa49e280002c124a9c8a06"
             }
         }
 
@@ -44,7 +46,7 @@ public struct GatewayEvent: Sendable, Equatable {
             case .ready, .stopping, .reloaded, .channelAdded, .channelRemoved, .captureUp, .groupRejoined, .serviceUp, .inVenue,
                  .outOfVenue, .ledsAvailable, .recordStarted, .recordStopped: 5
             case .channelUpdated, .catalogUpdated: 6
-            case .ledsUnavailable, .captureDown, .serviceDown, .catalogRejected, .recordFailed: 4
+            case .ledsUnavailable, .captureDown, .serviceDown, .catalogRejected, .recordFailed, .cacheUnavailable: 4
             case .configRejected, .faultInjected: 3
             }
         }

@@ -70,7 +70,7 @@ final class Daemon {
             printError("grandstand: generated the management token in \(TokenStore.path(stateDirectory: config.stateDirectory))")
         }
         let runtime = RuntimeConfig(config: config, token: token, path: configPath, events: events)
-        let cache = try config.cache.map { try ContentCache($0) }   // recovery first: an unusable cache is a start error
+        let cache = openCache()   // recovery first; without a usable cache the box serves live only
         MediaCodecLibrary.quietLogging()
         let gateway = self.gateway
         var live: LiveIngest?
@@ -208,6 +208,19 @@ final class Daemon {
         }
         leds = panel
         return (panel.names, panel.unavailable.map(\.error))
+    }
+
+    /// The content cache after its recovery, or nil with a `cache-unavailable` event when it cannot
+    /// open (disk full, read-only, bad directory): live channels do not depend on it (issue 10).
+    private func openCache() -> ContentCache? {
+        guard let settings = config.cache else { return nil }
+        do {
+            return try ContentCache(settings)
+        } catch {
+            events.record(GatewayEvent(.cacheUnavailable, "content cache in \(settings.directory) unavailable, serving live only: \(error)",
+                                       fields: [("DIRECTORY", settings.directory)]))
+            return nil
+        }
     }
 
     /// Stops the capture, answers held requests, then closes the listeners.

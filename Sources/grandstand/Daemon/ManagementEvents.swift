@@ -28,6 +28,9 @@ final class EventHub: @unchecked Sendable {
         session = String(UInt32.random(in: 0x1000_0000 ... UInt32.max, using: &generator), radix: 16)
     }
 
+    /// The kinds of the events still in the backlog, oldest first.
+    var recentKinds: [String] { lock.withLock { recent.map(\.kind) } }
+
     /// Numbers the event and sends it to every subscriber whose filter admits its kind.
     func publish(_ event: GatewayEvent, realtimeMicroseconds: Int64) {
         lock.withLock {
