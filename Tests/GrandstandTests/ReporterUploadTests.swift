@@ -57,7 +57,9 @@ import TestSupport
         // Session A: the collector first fails with 500, then answers late, then refuses connections.
         let first = try Reporter(settings: Self.settings(port: collector.port, queue: queue), stateDirectory: state, sources: Self.sources())
         first.start()
-        try Self.waitUntil("three 500 answers") { collector.requests >= 3 && first.counters.built >= 2 }
+        // The reporter counts a failure after reading the 500, a moment after the collector counted
+        // the request: wait for the reporter's side.
+        try Self.waitUntil("three 500 answers") { collector.requests >= 3 && first.counters.failures >= 3 && first.counters.built >= 2 }
         #expect(collector.accepted.isEmpty)
         #expect(first.counters.failures >= 3 && first.counters.delivered == 0)
         collector.mode = .delay(milliseconds: 300)

@@ -100,33 +100,44 @@ import TestSupport
     }
 
     /// A queue too small for the input: the capture side never waits and never grows the queue;
-    /// what was left out is counted as skipped frames.
+    /// what was left out is counted as skipped frames once the worker reaches the next picture.
     @Test func aFullQueueSkipsInsteadOfGrowing() throws {
         // Under qemu-user (libavcodec ~10x slower) a quarter of the sample, ~125 pictures.
         let sample = try ReplayTests.read(StreamCapture.sample)
         let ts = TestEnvironment.isQEMUUser ? Array(sample.prefix(sample.count / 4 / 188 * 188)) : sample
         let channel = VideoChannel(id: "bowl", healthQueueBytes: 64 << 10)
         defer { channel.stopHealth() }
-        for offset in stride(from: 0, to: ts.count, by: 1316) {
-            channel.ingest(ts[offset..<min(ts.count, offset + 1316)], timestampNanoseconds: Int64(offset))
+        var time: Int64 = 0
+        func offer(_ bytes: ArraySlice<UInt8>) {
+            for offset in stride(from: bytes.startIndex, to: bytes.endIndex, by: 1316) {
+                channel.ingest(bytes[offset..<min(bytes.endIndex, offset + 1316)], timestampNanoseconds: time)
+                time += 1000
+            }
         }
-        channel.finish(at: 0)
-        var rows: [String: Int64] = [:]
-        // Waits until the worker is through what it kept: the counters have moved past the skip
-        // and stay unchanged for a second (a bound, not a timing assertion: libavcodec under
-        // qemu-user decodes ~10× slower than natively).
-        var unchangedPolls = 0
-        for _ in 0..<(TestEnvironment.isQEMUUser ? 6000 : 1200) {
-            let latest = Dictionary(channel.summary.statistics, uniquingKeysWith: { $1 })
-            unchangedPolls = latest == rows ? unchangedPolls + 1 : 0
-            rows = latest
-            if (rows["video_frames_skipped"] ?? 0) > 0, unchangedPolls >= 20 { break }
-            usleep(50_000)
+        // Waits until the worker is through what it kept: `ready` holds and the counters stay
+        // unchanged for a second (a bound, not a timing assertion: libavcodec under qemu-user
+        // decodes ~10× slower than natively, and the whole suite shares the cores).
+        func settle(_ ready: ([String: Int64]) -> Bool) -> [String: Int64] {
+            var rows: [String: Int64] = [:], unchangedPolls = 0
+            for _ in 0..<(TestEnvironment.isQEMUUser ? 6000 : 1200) {
+                let latest = Dictionary(channel.summary.statistics, uniquingKeysWith: { $1 })
+                unchangedPolls = latest == rows ? unchangedPolls + 1 : 0
+                rows = latest
+                if ready(rows), unchangedPolls >= 20 { break }
+                usleep(50_000)
+            }
+            return rows
         }
+        // 0.5–2.2 MB offered in a few milliseconds; decoding 64 KiB (~15 pictures) takes longer.
+        offer(ts[...])
+        let afterBurst = settle { ($0["video_health_bytes_skipped"] ?? 0) > 0 }
+        #expect((afterBurst["video_health_bytes_skipped"] ?? 0) > 0)
+        // The stream goes on: the next picture the worker decodes follows the skipped input.
+        offer(ts.prefix(32 * 1316))
+        channel.finish(at: time)
+        let rows = settle { ($0["video_frames_skipped"] ?? 0) > 0 }
         #expect((rows["video_health_queue_peak_bytes"] ?? .max) <= 64 << 10)
-        // 2.2 MB offered in a few milliseconds; decoding 64 KiB (~15 pictures) takes longer.
-        #expect((rows["video_health_bytes_skipped"] ?? 0) > 0)
         #expect((rows["video_frames_skipped"] ?? 0) > 0)
-        #expect((rows["video_frames_decoded"] ?? 0) + (rows["num_dropped_video_frames"] ?? 0) <= 500)
+        #expect((rows["video_frames_decoded"] ?? 0) + (rows["num_dropped_video_frames"] ?? 0) <= 500 + 40)
     }
 }

@@ -3,12 +3,12 @@
 # on a host: XCTest cases first, then Swift Testing (--testing-library swift-testing).
 #   tools/qemu/user/test-suite.sh BUNDLE [SWIFT-TESTING ARGS...]   (e.g. --filter CaptureTests)
 # Prints both summaries and the failed tests; exits non-zero if either run failed or timed out.
-# ARM64_TEST_TIMEOUT (seconds, default 900) bounds each run; ARM64_TEST_LOG names the log.
+# ARM64_TEST_TIMEOUT (seconds, default 1500) bounds each run; ARM64_TEST_LOG names the log.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bundle=${1:?usage: $0 BUNDLE [ARGS...]}; shift
 [ -x "$bundle" ] || { echo "test-arm64: no test bundle at $bundle" >&2; exit 2; }
-timeout_s=${ARM64_TEST_TIMEOUT:-900}
+timeout_s=${ARM64_TEST_TIMEOUT:-1500}
 log=${ARM64_TEST_LOG:-$(dirname "$bundle")/test-arm64.log}
 : > "$log"
 
