@@ -54,6 +54,16 @@ struct CatalogQueryTests {
         #expect(got == expected, "\(condition)")
     }
 
+    /// Found by the catalog fuzz target: an empty parameter name (`=…`) was refused with an empty
+    /// `name`, so the 400 named nothing.
+    @Test func anEmptyParameterNameIsNamed() {
+        var refused: CatalogQueryError?
+        do { _ = try CatalogQuery.parse(queryString: "==name:like:derby&limit=5") } catch { refused = error }
+        #expect(refused == .unknownParameter(""))
+        #expect(refused?.name == "(empty)")
+        #expect(refused?.description.isEmpty == false)
+    }
+
     @Test func conditionsAreAnded() throws {
         let anded = try Self.ids([("q", "name:like:derby"), ("q", "season:>=:2025"), ("q", "type:equals:match")])
         #expect(anded == ["a"])

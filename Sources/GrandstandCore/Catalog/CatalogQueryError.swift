@@ -25,14 +25,20 @@ public enum CatalogQueryError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 
-    /// The field, operator or parameter the error names (the `name` member of the 400 answer).
+    /// The field, operator or parameter the error names (the `name` member of the 400 answer);
+    /// `(empty)` when the client sent an empty one (e.g. `=x` as a parameter).
     public var name: String {
+        let named = rawName
+        return named.isEmpty ? "(empty)" : named
+    }
+
+    private var rawName: String {
         switch self {
         case .unknownField(let name), .unknownOperator(let name, _), .unknownParameter(let name), .badParameter(let name, _, _): name
         case .operatorNotApplicable(let op, _, _): op
         case .badValue(let field, _, _): field
         case .malformedCondition(let text): text
-        case .inBatch(_, let error): error.name
+        case .inBatch(_, let error): error.rawName
         }
     }
 
