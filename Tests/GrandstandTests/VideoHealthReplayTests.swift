@@ -102,9 +102,10 @@ import TestSupport
     /// A queue too small for the input: the capture side never waits and never grows the queue;
     /// what was left out is counted as skipped frames once the worker reaches the next picture.
     @Test func aFullQueueSkipsInsteadOfGrowing() throws {
-        // Under qemu-user (libavcodec ~10x slower) a quarter of the sample, ~125 pictures.
+        // About 1.5 s of the sample (~165 KB) at once, then the next 0.3 s: the skipped span stays
+        // under the 2 s the monitor counts as a loss rather than a restart, on any machine.
         let sample = try ReplayTests.read(StreamCapture.sample)
-        let ts = TestEnvironment.isQEMUUser ? Array(sample.prefix(sample.count / 4 / 188 * 188)) : sample
+        let burst = sample[0..<(128 * 1316)], following = sample[(128 * 1316)..<(152 * 1316)]
         let channel = VideoChannel(id: "bowl", healthQueueBytes: 64 << 10)
         defer { channel.stopHealth() }
         var time: Int64 = 0
@@ -128,16 +129,16 @@ import TestSupport
             }
             return rows
         }
-        // 0.5–2.2 MB offered in a few milliseconds; decoding 64 KiB (~15 pictures) takes longer.
-        offer(ts[...])
+        // 165 KB offered in a few milliseconds; decoding 64 KiB (~15 pictures) takes longer.
+        offer(burst)
         let afterBurst = settle { ($0["video_health_bytes_skipped"] ?? 0) > 0 }
         #expect((afterBurst["video_health_bytes_skipped"] ?? 0) > 0)
         // The stream goes on: the next picture the worker decodes follows the skipped input.
-        offer(ts.prefix(32 * 1316))
+        offer(following)
         channel.finish(at: time)
         let rows = settle { ($0["video_frames_skipped"] ?? 0) > 0 }
         #expect((rows["video_health_queue_peak_bytes"] ?? .max) <= 64 << 10)
         #expect((rows["video_frames_skipped"] ?? 0) > 0)
-        #expect((rows["video_frames_decoded"] ?? 0) + (rows["num_dropped_video_frames"] ?? 0) <= 500 + 40)
+        #expect((rows["video_frames_decoded"] ?? 0) + (rows["num_dropped_video_frames"] ?? 0) <= 60)
     }
 }
