@@ -69,7 +69,7 @@ customize() {
     done < "$REPO_DIR/packaging/overlay-map.txt"
     cp -a "$root.overlay/." "$root/"
     rm -rf "$root.overlay"
-    cp -a --no-preserve=ownership "$IMAGE_DIR/rootfs/." "$root/"
+    cp -a --no-preserve=ownership "$IMAGE_DIR/image-overlay/." "$root/"
     ln -sfn "boards/$board.json" "$root/usr/share/grandstand/board.json"
     # Start after udev has given the board's GPIO chips to group gpio (as install-product.sh).
     chips=$(grep -o '"chip"[[:space:]]*:[[:space:]]*"[^"]*"' "$board_dir/board.json" | sed -E 's/.*"([^"]*)"$/\1/' | sort -u)
