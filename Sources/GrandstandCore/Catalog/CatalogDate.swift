@@ -43,7 +43,7 @@ public struct CatalogDate: Sendable, Equatable, Comparable, CustomStringConverti
         }
         guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2),
               (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day) else { return nil }
-        let midnight = Double(daysFromCivil(year: year, month: month, day: day)) * 86_400
+        let midnight = Double(CivilDate.days(year: year, month: month, day: day)) * 86_400
         if index == bytes.count { return CatalogDate(seconds: midnight, wholeDay: true) }
         guard expect(0x54) || expect(0x74) || expect(0x20),
               let hour = digits(2), hour < 24, expect(0x3A), let minute = digits(2), minute < 60 else { return nil }
@@ -83,15 +83,5 @@ public struct CatalogDate: Sendable, Equatable, Comparable, CustomStringConverti
         case 4, 6, 9, 11: return 30
         default: return 31
         }
-    }
-
-    /// Howard Hinnant's days_from_civil: days since 1970-01-01 of a proleptic Gregorian date.
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

@@ -131,14 +131,14 @@ public enum LogTime {
         } else if bytes[19] != UInt8(ascii: "Z") {
             return nil
         }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDate.days(year: year, month: month, day: day)
         return UInt64(((days * 86400) + hour * 3600 + minute * 60 + second)) * 1_000_000 + UInt64(micros)
     }
 
     /// `2026-11-21T06:20:00.123456Z`.
     public static func format(microseconds: UInt64) -> String {
         let seconds = Int(microseconds / 1_000_000), micros = Int(microseconds % 1_000_000)
-        let (year, month, day) = civilFromDays(seconds / 86400)
+        let (year, month, day) = CivilDate.date(days: seconds / 86400)
         let rest = seconds % 86400
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let fraction = String(micros + 1_000_000).dropFirst()
@@ -146,26 +146,4 @@ public enum LogTime {
     }
 
     private static func pow10(_ n: Int) -> Int { (0..<n).reduce(1) { value, _ in value * 10 } }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146097 + dayOfEra - 719468
-    }
-
-    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719468
-        let era = (z >= 0 ? z : z - 146096) / 146097
-        let dayOfEra = z - era * 146097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
 }
