@@ -158,7 +158,7 @@ import Testing
                 let end = min(offset + 7 * 188, bytes.count)
                 gateway.handle([.transportStream(channelID: "cam", packets: bytes[offset..<end], timestampNanoseconds: time)])
                 offset = end
-                time += 1_000_000
+                time += 11_680_000   // the sample's pace (20 s in 1713 datagrams): coherent program date-times
             }
         }
         func segments() -> Int { gateway.videoChannel("cam")?.summary.segments ?? 0 }
@@ -217,7 +217,7 @@ import Testing
         hook("venue-files", "catalog.json", Array("not json".utf8))
         #expect(try JSONParser.parse(try running.call("GET", "/api/v1/catalog/status").body)["fixtures"] == .number(fixtures))
         // A changed feed replaces it.
-        hook("venue-files", "catalog.json", Array(#"{"fixtures":[{"id":"f1","type":"match","name":"Only one"}]}"#.utf8))
+        hook("venue-files", "catalog.json", Array(#"{"fixtures":[{"id":"f1","type":"match","name":"Only one","startDate":"2026-11-21T15:00:00Z"}]}"#.utf8))
         #expect(try JSONParser.parse(try running.call("GET", "/api/v1/catalog/status").body)["fixtures"] == .number(1))
     }
 }

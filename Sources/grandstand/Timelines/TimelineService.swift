@@ -119,6 +119,10 @@ final class TimelineService: @unchecked Sendable {
         let failure = lock.withLock { () -> Refusal? in
             var next = schedule
             do throws(ScheduleError) { try body(&next) } catch { return Refusal(error) }
+            let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+            if !directory.isEmpty, mkdir(directory, 0o755) != 0, errno != EEXIST {
+                return Refusal(500, [JSONIssue(path: .root, reason: "saving the schedule: mkdir \(directory): \(String(cString: strerror(errno)))")])
+            }
             do {
                 try AtomicFile.write(Array(ScheduleJSON.encode(next).utf8), to: path, mode: 0o644)
             } catch {
