@@ -130,6 +130,21 @@ import Testing
         #expect(sessions.seen("new", now: 22) == ["a"])
     }
 
+    @Test func oneVODPlaylistTypeServesThePrefetcherAndTimelines() throws {
+        var segments = Self.segments("s", 3)
+        segments[1].byteRange = 188..<376
+        segments[2].discontinuity = true
+        let text = VODPlaylist.render(segments)
+        let playlist = try #require(VODPlaylist(text))
+        #expect(playlist.kind == .media)
+        #expect(playlist.segments == segments)
+        #expect(playlist.references.map(\.uri) == ["s0.ts", "s1.ts", "s2.ts"])
+        #expect(playlist.prefix(seconds: 3).map(\.uri) == ["s0.ts", "s1.ts"])
+        #expect(VODPlaylist.segments(playlist.rewritten { "/items/x/" + $0 })?.map(\.uri) == ["/items/x/s0.ts", "/items/x/s1.ts", "/items/x/s2.ts"])
+        #expect(VODPlaylist("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv/index.m3u8\n")?.segments == nil)
+        #expect(VODPlaylist("#EXTM3U\n#EXTINF:x,\ns.ts\n")?.segments == nil)
+    }
+
     @Test func breakSegmentsAreAnInsertAndItsPods() {
         let timeline = Timeline(main: [], inserts: [
             Timeline.Insert(id: "live", clip: Timeline.Clip(segments: Self.segments("a", 2)), position: .wallClock(unixSeconds: 10)),

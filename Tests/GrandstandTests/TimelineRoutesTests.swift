@@ -68,7 +68,7 @@ import Testing
 
     /// The segment URIs and total EXTINF seconds of a playlist.
     static func summary(_ text: String) -> (uris: [String], seconds: Double) {
-        let segments = VODMediaPlaylist.parse(text) ?? []
+        let segments = VODPlaylist.segments(text) ?? []
         return (segments.map(\.uri), segments.reduce(0) { $0 + $1.durationSeconds })
     }
 

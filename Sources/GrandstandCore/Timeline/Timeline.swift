@@ -165,6 +165,6 @@ public struct Timeline: Sendable, Equatable {
     /// The session's playlist text and the play-once inserts it showed.
     public func playlist(seen: Set<String> = []) -> (text: String, shown: [String]) {
         let (segments, shown) = stitched(seen: seen)
-        return (VODMediaPlaylist.render(segments), shown)
+        return (VODPlaylist.render(segments), shown)
     }
 }

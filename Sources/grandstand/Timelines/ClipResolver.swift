@@ -34,7 +34,7 @@ struct ClipResolver: Sendable {
                 playlistPath = OriginURL.localPath(OriginURL.resolve(variant.uri, against: playlistURL), root: master)
                 continue
             }
-            guard let segments = VODMediaPlaylist.parse(text), !segments.isEmpty else {
+            guard let segments = VODPlaylist.segments(text), !segments.isEmpty else {
                 return .failure(ScheduleIssues([JSONIssue(path: path.appending("playlist"), reason: "\(playlistPath) lists no segments")]))
             }
             var mapped: [VODSegment] = []
