@@ -145,6 +145,16 @@ import Testing
         #expect(VODPlaylist("#EXTM3U\n#EXTINF:x,\ns.ts\n")?.segments == nil)
     }
 
+    @Test func theFileChannelFeedNameIsConfigurable() throws {
+        let base = #"{"license":{"venueName":"V","contentOwner":"O","appDeveloper":"D"}"#
+        #expect(try GatewayConfig.decode(Array((base + "}").utf8)).catalog.feedFile == "catalog.json")
+        #expect(try GatewayConfig.decode(Array((base + #","catalog":{"feedFile":"feeds/fixtures.json"}}"#).utf8)).catalog.feedFile == "feeds/fixtures.json")
+        #expect(try GatewayConfig.decode(Array((base + #","catalog":{"feedFile":null}}"#).utf8)).catalog.feedFile == nil)
+        var refused: String?
+        do { _ = try GatewayConfig.decode(Array((base + #","catalog":{"feedFile":3}}"#).utf8)) } catch { refused = "\(error)" }
+        #expect(refused?.contains("$.catalog.feedFile") == true, "\(refused ?? "accepted")")
+    }
+
     @Test func breakSegmentsAreAnInsertAndItsPods() {
         let timeline = Timeline(main: [], inserts: [
             Timeline.Insert(id: "live", clip: Timeline.Clip(segments: Self.segments("a", 2)), position: .wallClock(unixSeconds: 10)),
