@@ -172,6 +172,11 @@ import Testing
         let at = RFC3339.format(nanoseconds: Int64((newest + 0.5) * 1000) * 1_000_000, fractionDigits: 3)
         let wrong = try box.call("POST", "/api/v1/inserts", #"{"id":"ad","channel":"cam","position":"preRoll","clip":{"item":"vod"}}"#)
         #expect(try box.paths(wrong) == ["$.position"])
+        // An insert whose time has not come changes nothing: the channel stays LL-HLS.
+        let later = try box.call("POST", "/api/v1/inserts", #"{"id":"later","channel":"cam","position":"wallClock","at":"2099-01-01T00:00:00Z","clip":{"item":"vod"}}"#)
+        #expect(later.status == 201, "\(later.text)")
+        #expect(try box.fan.get("/channels/cam/live.m3u8").text.contains("#EXT-X-PART"))
+        #expect(try box.call("DELETE", "/api/v1/inserts?id=later").status == 204)
         let added = try box.call("POST", "/api/v1/inserts", #"{"id":"ad","channel":"cam","position":"wallClock","at":"\#(at)","clip":{"item":"vod","end":2}}"#)
         #expect(added.status == 201, "\(added.text)")
 

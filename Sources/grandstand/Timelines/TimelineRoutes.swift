@@ -103,12 +103,15 @@ struct TimelineRoutes: Sendable {
     }
 
     /// Channel `id`'s live playlist with its wall-clock inserts spliced in, from `render` (the
-    /// channel's own answer, asked without blocking); nil when the channel has no inserts.
+    /// channel's own answer, asked without blocking). Nil — the channel answers as usual, LL-HLS
+    /// blocking reloads included — until a break is anchored: before its time nothing is done,
+    /// from its time on each request tries to anchor it (docs/inserts.md "Live channels").
     func live(_ id: String, render: () -> HTTPResponse?) -> HTTPResponse? {
-        guard service.hasLiveInserts(id) else { return nil }
-        guard let plain = render() else { return nil }
-        guard plain.status == 200 else { return plain }
+        let state = service.liveState(id, nowNanoseconds: realtimeNanoseconds())
+        guard state == .due || state == .spliced else { return nil }
+        guard let plain = render(), plain.status == 200 else { return nil }
         let text = service.spliceLive(id, String(decoding: plain.body, as: UTF8.self))
+        guard state == .spliced || service.liveState(id, nowNanoseconds: realtimeNanoseconds()) == .spliced else { return nil }
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/vnd.apple.mpegurl"), ("Cache-Control", "no-cache")],
                             body: Array(text.utf8))
     }

@@ -151,9 +151,18 @@ final class TimelineService: @unchecked Sendable {
 
     var sessionCount: Int { lock.withLock { sessions.count } }
 
-    /// True when channel `id` has inserts scheduled (its live playlist is then spliced).
-    func hasLiveInserts(_ id: String) -> Bool {
-        lock.withLock { schedule.inserts.contains { $0.target == .channel(id) } }
+    /// Channel `id`'s live inserts: none, some spliced already (an anchor is known), or one due
+    /// (its wall-clock time has come: the next splice may anchor it) — else pending.
+    enum LiveState { case none, pending, due, spliced }
+
+    func liveState(_ id: String, nowNanoseconds: Int64) -> LiveState {
+        lock.withLock {
+            let inserts = schedule.inserts(for: .channel(id))
+            guard !inserts.isEmpty else { return .none }
+            if !(anchors[id] ?? [:]).isEmpty { return .spliced }
+            let now = Double(nowNanoseconds) / 1e9
+            return inserts.contains { if case .wallClock(let at) = $0.position { return at <= now } else { return false } } ? .due : .pending
+        }
     }
 
     /// Channel `id`'s live playlist text with its wall-clock breaks spliced in (LiveSplice).
