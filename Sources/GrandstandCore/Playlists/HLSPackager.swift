@@ -76,6 +76,7 @@ public struct HLSPackager {
             ("hls_gap_segments", Int64(s.gapSegments)), ("hls_gap_ms", s.gapTicks / 90),
             ("hls_discontinuities", Int64(s.discontinuityCount)),
             ("hls_segments_without_keyframe", Int64(s.segmentsWithoutKeyframe)),
+            ("hls_timestamp_holes", Int64(s.timestampHoles)),
             ("hls_segments_evicted", Int64(w.segmentsEvicted)),
             ("hls_segments_evicted_for_bytes", Int64(w.segmentsEvictedForBytes)),
             ("hls_bytes_held", Int64(window.bytes)),

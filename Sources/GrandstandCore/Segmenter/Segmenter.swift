@@ -46,6 +46,9 @@ public struct Segmenter {
         case start(DiscontinuityReason?)
         /// Input was lost after media ending at `endTicks` (captured until `endCapture`).
         case damaged(endTicks: Int64, endCapture: Int64)
+        /// The stream's DTS stepped further than a part after media ending at `endTicks`: the
+        /// step becomes gap segments, and the next access unit continues (keyframe or not).
+        case hole(endTicks: Int64)
     }
     var resync: Resync? = .start(nil)
 

@@ -48,13 +48,27 @@ extension Segmenter {
             statistics.accessUnitsDropped += 1
             return
         }
-        var duration = lastDuration
-        if let next = nextDTS, next > dts, next - dts <= configuration.timestampJumpTicks { duration = next - dts }
+        // No access unit may be longer than a part (RFC 8216bis §4.4.4.9: every part ≤ PART-TARGET,
+        // and an access unit cannot be split): a longer DTS step is a hole in the timeline, placed
+        // after this access unit (given the last normal duration) as EXT-X-GAP segments.
+        var duration = min(lastDuration, configuration.partTargetTicks)
+        var holeAfter = false
+        if let next = nextDTS, next > dts, next - dts <= configuration.timestampJumpTicks {
+            if next - dts <= configuration.partTargetTicks {
+                duration = next - dts
+            } else {
+                holeAfter = true
+            }
+        }
 
         switch resync {
         case .start(let reason)?:
             guard keyframe else { statistics.accessUnitsDropped += 1; return }
             startSegment(dts: dts, capture: au.captureNanoseconds, discontinuity: reason, independent: true)
+        case .hole(let endTicks)?:
+            // The stream itself left the hole (its DTS run on): nothing was lost, no keyframe needed.
+            emitGaps(from: endTicks, ticks: dts - endTicks)
+            startSegment(dts: dts, capture: au.captureNanoseconds, discontinuity: nil, independent: keyframe)
         case .damaged(let endTicks, let endCapture)?:
             guard keyframe else { statistics.accessUnitsDropped += 1; return }
             let hole = dts - endTicks
@@ -92,6 +106,11 @@ extension Segmenter {
         lastEndCapture = au.captureNanoseconds + MediaClock.nanoseconds(ticks: duration)
         // Close the part now if the next access unit (assumed as long as this one) would not fit.
         if dts + duration - partStart + duration > configuration.partTargetTicks { closePart(end: dts + duration) }
+        if holeAfter {
+            statistics.timestampHoles += 1
+            closeSegment(end: dts + duration)
+            resync = .hole(endTicks: dts + duration)
+        }
     }
 
     mutating func isKeyframe(_ pes: PESPacket?) -> Bool {
@@ -110,6 +129,11 @@ extension Segmenter {
         if pending != nil { statistics.accessUnitsDropped += 1 }
         pending = nil
         completedPES = nil
+        if case .hole(let end)? = resync {
+            // Lost input inside a hole: the next access unit must be a keyframe after all.
+            resync = .damaged(endTicks: end, endCapture: lastEndCapture)
+            return
+        }
         guard resync == nil, let end = lastEnd else { return }
         closeSegment(end: end)
         resync = .damaged(endTicks: end, endCapture: lastEndCapture)

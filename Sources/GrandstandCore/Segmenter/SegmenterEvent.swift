@@ -75,6 +75,8 @@ public struct SegmenterStatistics: Sendable, Equatable {
     public var discontinuities: [DiscontinuityReason: Int] = [:]
     /// Segments cut at the maximum duration without a keyframe.
     public var segmentsWithoutKeyframe = 0
+    /// DTS steps longer than the part target (but not a restart), listed as EXT-X-GAP segments.
+    public var timestampHoles = 0
     /// Packets of PIDs outside the program, dropped from segments.
     public var packetsNotInProgram = 0
     public var programDateTimeReanchors = 0

@@ -27,8 +27,9 @@ final class Gateway: @unchecked Sendable {
         var thumbnailIntervalNanoseconds: Int64 = 3_000_000_000
         /// Decode each video channel for its health counters (`hls.videoHealth`).
         var videoHealth = true
-        /// TS bytes queued per channel for the health check before input is skipped.
-        var healthQueueBytes = 1 << 20
+        /// TS bytes queued per channel for the health check before input is skipped (0.8 s of
+        /// a 5 Mbit/s channel; bounds what a decoder falling behind costs in memory).
+        var healthQueueBytes = 512 << 10
         /// Segments in memory files answered with sendfile (docs/serving.md); false: arrays.
         var memoryFileSegments = true
 

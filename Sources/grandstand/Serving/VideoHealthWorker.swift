@@ -17,8 +17,10 @@ final class VideoHealthWorker: @unchecked Sendable {
         case finish
     }
 
-    /// Bytes of TS the queue may hold (the worker may hold as much again while decoding a batch).
+    /// Bytes of TS the queue may hold (the worker holds one more chunk of ≤ 64 KiB while decoding).
     let capacityBytes: Int
+    /// Queued TS is kept in chunks of this size.
+    static let chunkBytes = 64 << 10
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let wake = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var queue: [Item] = []
@@ -69,13 +71,15 @@ final class VideoHealthWorker: @unchecked Sendable {
                 queue.append(.skip)
                 skipping = false
             }
-            if case .transportStream(var chunk) = queue.last, chunk.count < 64 << 10 {
+            // Chunks never grow past their reserved size: an append beyond it would reallocate
+            // the chunk at twice its size (a full queue then held twice its capacity).
+            if case .transportStream(var chunk) = queue.last, chunk.count + packets.count <= Self.chunkBytes {
                 queue[queue.count - 1] = .gap   // release the array so the append does not copy it
                 chunk.append(contentsOf: packets)
                 queue[queue.count - 1] = .transportStream(chunk)
             } else {
                 var chunk: [UInt8] = []
-                chunk.reserveCapacity(64 << 10)
+                chunk.reserveCapacity(max(Self.chunkBytes, packets.count))
                 chunk.append(contentsOf: packets)
                 queue.append(.transportStream(chunk))
             }
@@ -124,22 +128,22 @@ final class VideoHealthWorker: @unchecked Sendable {
     private func run() {
         let monitor = VideoHealthMonitor()
         while true {
-            let batch: [Item]? = locked {
+            // One item (≤ one chunk of TS) at a time: the worker holds at most one chunk beyond the
+            // queue's capacity, so a decoder falling behind costs capacity + 64 KiB, not twice
+            // the capacity (docs/performance.md, HLS memory).
+            let next: Item? = locked {
                 while queue.isEmpty && !stopping { pthread_cond_wait(wake, mutex) }
                 if stopping { return nil }
-                let items = queue
-                queue = []
-                queuedBytes = 0
-                return items
+                let item = queue.removeFirst()
+                if case .transportStream(let bytes) = item { queuedBytes -= bytes.count }
+                return item
             }
-            guard let batch else { return }
-            for item in batch {
-                switch item {
-                case .transportStream(let bytes): monitor.ingest(bytes[...])
-                case .gap: monitor.gap()
-                case .skip: monitor.skip()
-                case .finish: monitor.finish()
-                }
+            guard let next else { return }
+            switch next {
+            case .transportStream(let bytes): monitor.ingest(bytes[...])
+            case .gap: monitor.gap()
+            case .skip: monitor.skip()
+            case .finish: monitor.finish()
             }
             let counters = monitor.counters
             locked { snapshot = counters }

@@ -9,7 +9,9 @@
 # servers alternate within each round; the median round of each counts, by rate),
 # SERVER_CPU (default 0), WRK_CPU (default 1), GRANDSTAND_CACHE (default ./.cache), SWIFT,
 # SKIP_BUILD=1 (use the existing release build), GRANDSTAND_BIN (measure this binary), FAN_ARGS
-# (more bench-fan options, e.g. "--storage array" to answer segments from memory instead of sendfile).
+# (more bench-fan options, e.g. "--storage array" to answer segments from memory instead of sendfile),
+# MHD=trixie (run the fan listener on Debian trixie's libmicrohttpd 1.0.x, the product's, fetched
+# by tools/bench/http/trixie-mhd.sh into the cache and loaded with LD_LIBRARY_PATH).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 
@@ -48,10 +50,18 @@ else
 fi
 [[ -x "$BIN" ]] || { echo "http/run.sh: no release binary at $BIN" >&2; exit 1; }
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+MHD_ENV=() MHD_NAME="libmicrohttpd $(ldconfig -p | sed -n 's/.*libmicrohttpd.so.\([0-9]*\) .*/\1/p' | head -1) (host)"
+if [[ "${MHD:-host}" == trixie ]]; then
+    MHD_DIR=$(tools/bench/http/trixie-mhd.sh "$CACHE")
+    MHD_ENV=(env "LD_LIBRARY_PATH=$MHD_DIR")
+    MHD_NAME="libmicrohttpd $(ls "$CACHE"/libmicrohttpd-trixie/*.deb | sed -n 's/.*_\(.*\)_.*/\1/p' | head -1) (Debian trixie, LD_LIBRARY_PATH)"
+fi
 
 # The fan listener: one listener thread, on SERVER_CPU with every other thread of the process.
-taskset -c "$SERVER_CPU" "$BIN" bench-fan --fan "127.0.0.1:$FAN_PORT" --segments 6 ${FAN_ARGS:-} > "$WORK/fan.log" 2>&1 &
+taskset -c "$SERVER_CPU" "${MHD_ENV[@]}" "$BIN" bench-fan --fan "127.0.0.1:$FAN_PORT" --segments 6 ${FAN_ARGS:-} > "$WORK/fan.log" 2>&1 &
 FAN_PID=$!
+for _ in $(seq 100); do [[ -e /proc/$FAN_PID/maps ]] && grep -q libmicrohttpd "/proc/$FAN_PID/maps" 2>/dev/null && break; sleep 0.1; done
+echo "fan listener loaded: $(grep -o '/[^ ]*libmicrohttpd[^ ]*' "/proc/$FAN_PID/maps" | head -1)" >&2
 for _ in $(seq 100); do grep -q '^ready' "$WORK/fan.log" 2>/dev/null && break; sleep 0.1; done
 grep -q '^ready' "$WORK/fan.log" || { cat "$WORK/fan.log" >&2; echo "http/run.sh: bench-fan did not start" >&2; exit 1; }
 FAN="http://127.0.0.1:$FAN_PORT/channels/cam"
@@ -126,7 +136,7 @@ for round in $(seq "$ROUNDS"); do
 done
 
 echo "load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "HTTP benchmark: fan listener (libmicrohttpd $(ldconfig -p | sed -n 's/.*libmicrohttpd.so.\([0-9]*\) .*/\1/p' | head -1), 1 thread) vs $(nginx -v 2>&1 | sed 's/nginx version: //') (1 worker, sendfile), both on CPU $SERVER_CPU; wrk on CPU $WRK_CPU; ${SECONDS_EACH} s per run, median of $ROUNDS rounds"
+echo "HTTP benchmark: fan listener ($MHD_NAME, 1 thread) vs $(nginx -v 2>&1 | sed 's/nginx version: //') (1 worker, sendfile), both on CPU $SERVER_CPU; wrk on CPU $WRK_CPU; ${SECONDS_EACH} s per run, median of $ROUNDS rounds"
 echo "playlist $PLAYLIST_BYTES B, segment $SEGMENT_BYTES B"
 echo
 echo "| connections | resource | fan req/s | nginx req/s | ratio | fan MB/s | nginx MB/s | ratio | fan p99 ms | nginx p99 ms |"
