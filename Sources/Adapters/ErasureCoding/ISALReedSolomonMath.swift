@@ -44,9 +44,29 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
 
     /// A cached decoder behind one reference: the hot path hands it out with one retain instead
     /// of copying the struct (a codec and three arrays: four retains and releases).
+    /// Its survivors, missing count and a C copy of its tables are the hot path's: it reads them
+    /// through the reference (no struct copy, no array retained per rebuild).
     final class Entry: @unchecked Sendable {
         let decoder: ReedSolomonDecoder
-        init(_ decoder: ReedSolomonDecoder) { self.decoder = decoder }
+        let survivors: [Int]
+        let sourceCount: Int32
+        let missingCount: Int
+        let tables: UnsafeMutablePointer<UInt8>
+
+        init(_ decoder: ReedSolomonDecoder) {
+            self.decoder = decoder
+            survivors = decoder.survivors
+            sourceCount = Int32(decoder.codec.sourceCount)
+            missingCount = decoder.missing.count
+            tables = .allocate(capacity: max(1, decoder.decodeTables.count))
+            decoder.decodeTables.withUnsafeBufferPointer { bytes in
+                if let from = bytes.baseAddress { tables.initialize(from: from, count: bytes.count) }
+            }
+        }
+
+        deinit { tables.deallocate() }
+
+        func matches(_ indices: [Int]) -> Bool { survivors == indices }
     }
 
     /// Loss patterns kept; the cache is emptied when it would grow beyond this.
@@ -181,14 +201,18 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
                             inputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>,
                             outputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>) throws {
         let entry = try decoderEntry(sourceCount: k, repairCount: m, indices: indices)
-        let e = entry.decoder.missing.count
-        guard indices == entry.decoder.survivors, inputs.count >= columns.count * k, outputs.count >= columns.count * e,
+        let e = entry.missingCount
+        guard entry.matches(indices), inputs.count >= columns.count * k, outputs.count >= columns.count * e,
               let input = inputs.baseAddress, let output = outputs.baseAddress else {
             throw ErasureCodingError("reconstruct", .wrongOutputCount(expected: columns.count * e, got: outputs.count))
         }
         guard e > 0 else { return }
         for (range, length) in columns.enumerated() where length > 0 {
-            try entry.decoder.reconstructUnsafe(length: length, survivors: input + range * k, into: output + range * e)
+            guard length <= Int(Int32.max) else {
+                throw ErasureCodingError("reconstruct", .lengthMismatch(index: range, expected: Int(Int32.max), got: length))
+            }
+            ec_encode_data(Int32(length), entry.sourceCount, Int32(e), entry.tables,
+                           UnsafeMutablePointer(mutating: input + range * k), UnsafeMutablePointer(mutating: output + range * e))
         }
     }
 

@@ -326,7 +326,7 @@ public struct ReedSolomonWindowDecoder: Sendable {
         // counts as lost once a later source arrived, or when the window must close.
         if !final, let last = missing.last, base + Int64(last) > buffer.highest { return }
         guard windows[slot].repairs.count >= missing.count else {
-            if final || exhausted(windows[slot]) { close(id, failed: true, now: now, into: &actions) }
+            if final || isExhausted(slot) { close(id, failed: true, now: now, into: &actions) }
             return
         }
         // Any k symbols do: every source that arrived, then repairs in index order. Repairs are
@@ -346,7 +346,7 @@ public struct ReedSolomonWindowDecoder: Sendable {
             r += 1
         }
         guard usable == missing.count else {
-            if final || exhausted(windows[slot]) { close(id, failed: true, now: now, into: &actions) }
+            if final || isExhausted(slot) { close(id, failed: true, now: now, into: &actions) }
             return
         }
         switch rebuild(windows[slot], missing: missing, now: now) {
@@ -360,10 +360,12 @@ public struct ReedSolomonWindowDecoder: Sendable {
         }
     }
 
-    /// Every repair is in and the stream has moved past the window's last source: nothing more
-    /// can come (short of reordering beyond a window, which the timeout covers).
-    private func exhausted(_ window: Window) -> Bool {
-        window.seenCount == window.m && buffer.started && buffer.highest >= window.end - 1
+    /// Every repair of the window in `slot` is in and the stream has moved past its last source:
+    /// nothing more can come (short of reordering beyond a window, which the timeout covers).
+    /// Read in place: passing `windows[slot]` to a method of `self` from a mutating one made the
+    /// compiler copy the whole decoder (every field retained) on each repair short of recovery.
+    private mutating func isExhausted(_ slot: Int) -> Bool {
+        windows[slot].seenCount == windows[slot].m && buffer.started && buffer.highest >= windows[slot].end - 1
     }
 
     private mutating func close(_ id: UInt32, failed: Bool, now: Int64, recovered: Int = 0, lost: Int? = nil,
