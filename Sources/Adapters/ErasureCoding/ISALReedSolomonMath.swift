@@ -42,11 +42,40 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
         }
     }
 
+    /// A cached decoder behind one reference: the hot path hands it out with one retain instead
+    /// of copying the struct (a codec and three arrays: four retains and releases).
+    /// Its survivors, missing count and a C copy of its tables are the hot path's: it reads them
+    /// through the reference (no struct copy, no array retained per rebuild).
+    final class Entry: @unchecked Sendable {
+        let decoder: ReedSolomonDecoder
+        let survivors: [Int]
+        let sourceCount: Int32
+        let missingCount: Int
+        let tables: UnsafeMutablePointer<UInt8>
+
+        init(_ decoder: ReedSolomonDecoder) {
+            self.decoder = decoder
+            survivors = decoder.survivors
+            sourceCount = Int32(decoder.codec.sourceCount)
+            missingCount = decoder.missing.count
+            tables = .allocate(capacity: max(1, decoder.decodeTables.count))
+            decoder.decodeTables.withUnsafeBufferPointer { bytes in
+                if let from = bytes.baseAddress { tables.initialize(from: from, count: bytes.count) }
+            }
+        }
+
+        deinit { tables.deallocate() }
+
+        func matches(_ indices: [Int]) -> Bool { survivors == indices }
+    }
+
     /// Loss patterns kept; the cache is emptied when it would grow beyond this.
     public let maxCachedPatterns: Int
     private var codecs: [Shape: ReedSolomonCodec] = [:]
-    private var decoders: [Pattern: ReedSolomonDecoder] = [:]
-    private var last: (pattern: Pattern, decoder: ReedSolomonDecoder)? = nil
+    private var decoders: [Pattern: Entry] = [:]
+    /// The last pattern answered (kept apart: no optional tuple copied per lookup).
+    private var lastPattern: Pattern? = nil
+    private var lastEntry: Entry? = nil
     public private(set) var decodeCacheHits = 0
     public private(set) var decodeCacheMisses = 0
 
@@ -87,38 +116,40 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
     /// The decode tables for the survivors `received` (the lowest k indices are used), cached.
     public func decoder(sourceCount k: Int, repairCount m: Int, received: some Sequence<Int>) throws -> ReedSolomonDecoder {
         let survivors = Self.lowest(k, of: received)
-        return try locked { try cachedDecoder(sourceCount: k, repairCount: m, survivors: survivors) }
+        return try locked { try cachedDecoder(sourceCount: k, repairCount: m, survivors: survivors).decoder }
     }
 
-    /// The decoder's hot path: `indices` are already the k ascending survivors (no copy, no set).
-    private func decoder(sourceCount k: Int, repairCount m: Int, indices: [Int]) throws -> ReedSolomonDecoder {
+    /// The decoder's hot path: `indices` are the survivors, usually already the k ascending ones
+    /// (no copy, no set); the entry's survivors then equal `indices` (the same k-element set).
+    private func decoderEntry(sourceCount k: Int, repairCount m: Int, indices: [Int]) throws -> Entry {
         let survivors = indices.count == k && Self.isAscending(indices) ? indices : Self.lowest(k, of: indices)
         return try locked { try cachedDecoder(sourceCount: k, repairCount: m, survivors: survivors) }
     }
 
-    private func cachedDecoder(sourceCount k: Int, repairCount m: Int, survivors: [Int]) throws -> ReedSolomonDecoder {
+    private func cachedDecoder(sourceCount k: Int, repairCount m: Int, survivors: [Int]) throws -> Entry {
         let pattern = Pattern(shape: Shape(k: k, m: m), survivors: survivors)
         // A stream repeats its loss pattern: the last one answers without hashing.
-        if let last, last.pattern == pattern {
+        if lastPattern == pattern, let entry = lastEntry {
             decodeCacheHits += 1
-            return last.decoder
+            return entry
         }
-        let decoder = try lookUp(pattern, survivors: survivors)
-        last = (pattern, decoder)
-        return decoder
+        let entry = try lookUp(pattern, survivors: survivors)
+        lastPattern = pattern
+        lastEntry = entry
+        return entry
     }
 
-    private func lookUp(_ pattern: Pattern, survivors: [Int]) throws -> ReedSolomonDecoder {
+    private func lookUp(_ pattern: Pattern, survivors: [Int]) throws -> Entry {
         let k = pattern.shape.k, m = pattern.shape.m
-        if let decoder = decoders[pattern] {
+        if let entry = decoders[pattern] {
             decodeCacheHits += 1
-            return decoder
+            return entry
         }
         decodeCacheMisses += 1
-        let decoder = try cachedCodec(sourceCount: k, repairCount: m).decoder(forReceived: survivors)
+        let entry = Entry(try cachedCodec(sourceCount: k, repairCount: m).decoder(forReceived: survivors))
         if decoders.count >= maxCachedPatterns { decoders.removeAll() }
-        decoders[pattern] = decoder
-        return decoder
+        decoders[pattern] = entry
+        return entry
     }
 
     /// The k lowest distinct indices (already the case for the decoder's ascending lists).
@@ -154,7 +185,7 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
     /// The hot path: ISA-L reads the survivors in place and writes the rebuilt sources in place.
     public func reconstruct(sourceCount k: Int, repairCount m: Int, symbolLength: Int, indices: [Int],
                             symbols: UnsafeBufferPointer<UInt8>, output: UnsafeMutableBufferPointer<UInt8>) throws {
-        let decoder = try decoder(sourceCount: k, repairCount: m, indices: indices)
+        let decoder = try decoderEntry(sourceCount: k, repairCount: m, indices: indices).decoder
         guard indices == decoder.survivors, symbols.count >= k * symbolLength,
               output.count >= decoder.missing.count * symbolLength, let input = symbols.baseAddress else {
             throw ErasureCodingError("reconstruct", .wrongOutputCount(expected: decoder.missing.count, got: output.count / max(1, symbolLength)))
@@ -169,15 +200,19 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
     public func reconstruct(sourceCount k: Int, repairCount m: Int, indices: [Int], columns: [Int],
                             inputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>,
                             outputs: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>) throws {
-        let decoder = try decoder(sourceCount: k, repairCount: m, indices: indices)
-        let e = decoder.missing.count
-        guard indices == decoder.survivors, inputs.count >= columns.count * k, outputs.count >= columns.count * e,
+        let entry = try decoderEntry(sourceCount: k, repairCount: m, indices: indices)
+        let e = entry.missingCount
+        guard entry.matches(indices), inputs.count >= columns.count * k, outputs.count >= columns.count * e,
               let input = inputs.baseAddress, let output = outputs.baseAddress else {
             throw ErasureCodingError("reconstruct", .wrongOutputCount(expected: columns.count * e, got: outputs.count))
         }
         guard e > 0 else { return }
         for (range, length) in columns.enumerated() where length > 0 {
-            try decoder.reconstructUnsafe(length: length, survivors: input + range * k, into: output + range * e)
+            guard length <= Int(Int32.max) else {
+                throw ErasureCodingError("reconstruct", .lengthMismatch(index: range, expected: Int(Int32.max), got: length))
+            }
+            ec_encode_data(Int32(length), entry.sourceCount, Int32(e), entry.tables,
+                           UnsafeMutablePointer(mutating: input + range * k), UnsafeMutablePointer(mutating: output + range * e))
         }
     }
 

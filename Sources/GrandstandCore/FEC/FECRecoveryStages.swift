@@ -90,7 +90,7 @@ public struct ReedSolomonRecovery: RecoveryStage {
 
     public mutating func media(_ packet: RTPPacket, outcome: SequenceTracker.Outcome, arrivalNanoseconds: Int64,
                                into outputs: inout [RecoveryOutput]) {
-        decoder.receiveSource(FECRecovery.bytes(of: packet)[...], nowNanoseconds: arrivalNanoseconds, into: &actions)
+        decoder.receiveSource(FECRecovery.bytes(of: packet), nowNanoseconds: arrivalNanoseconds, into: &actions)
         FECRecovery.append(actions, to: &outputs)
         actions.removeAll(keepingCapacity: true)
     }

@@ -28,20 +28,26 @@ struct FECSourceBuffer: Sendable {
     let history: Int64
     let hold: Int64
     private let mask: Int
-    // The ring as parallel arrays (one slot per extended sequence number modulo the capacity):
-    // a membership test reads one integer and never touches (retains) a packet whose memory may
-    // be long cold, and delivery retains the packet once (docs/performance.md, "FEC").
-    /// The extended sequence number in each slot (-1: empty).
-    private var exts: [Int64]
+    /// A slot's bookkeeping, all trivial (no reference): reading it never touches (retains) a
+    /// packet whose memory may be long cold, and `insert` writes one array (one uniqueness
+    /// check) instead of one per field (docs/performance.md, "FEC").
+    struct Slot: Sendable {
+        /// The extended sequence number held (-1: empty).
+        var ext: Int64 = -1
+        /// Address and length of the packet's bytes: the ring owns its packets and never
+        /// mutates them, so their storage stays where `insert` saw it while the slot holds them;
+        /// `withPacket` reads through it (no retain/release of a cold packet) and the decoder
+        /// prefetches with it.
+        var address: UInt = 0
+        var length: Int = 0
+        var arrival: Int64 = 0
+        var recovered = false
+    }
+
+    // The ring: one slot per extended sequence number modulo the capacity, the packets apart
+    // (delivery retains a packet once).
+    private var slots: [Slot]
     private var packets: [[UInt8]]
-    private var arrivals: [Int64]
-    private var recoveredFlags: [Bool]
-    /// Address and length of each slot's packet bytes: the ring owns its packets and never
-    /// mutates them, so their storage stays where `insert` saw it while the slot holds them;
-    /// `withPacket` reads through it (no retain/release of a cold packet) and the decoder
-    /// prefetches with it.
-    private var addresses: [UInt]
-    private var lengths: [Int]
     /// Next extended sequence number to release; -1 before the first packet.
     private(set) var next: Int64 = -1
     /// Highest extended sequence number stored.
@@ -55,12 +61,8 @@ struct FECSourceBuffer: Sendable {
         var capacity = 1
         while capacity < max(1, history) + Int(Self.maxJump) + 2 { capacity <<= 1 }
         mask = capacity - 1
-        exts = Array(repeating: -1, count: capacity)
+        slots = Array(repeating: Slot(), count: capacity)
         packets = Array(repeating: [], count: capacity)
-        arrivals = Array(repeating: 0, count: capacity)
-        recoveredFlags = Array(repeating: false, count: capacity)
-        addresses = Array(repeating: 0, count: capacity)
-        lengths = Array(repeating: 0, count: capacity)
     }
 
     var started: Bool { next >= 0 }
@@ -76,26 +78,26 @@ struct FECSourceBuffer: Sendable {
     func entry(_ ext: Int64) -> Entry? {
         guard contains(ext) else { return nil }
         let i = Int(ext & Int64(mask))
-        return Entry(ext: ext, bytes: packets[i], arrival: arrivals[i], recovered: recoveredFlags[i])
+        return Entry(ext: ext, bytes: packets[i], arrival: slots[i].arrival, recovered: slots[i].recovered)
     }
 
     /// `body` on the bytes of the packet at `ext` (no copy, no retain), nil if it is not here.
     func withPacket<R>(_ ext: Int64, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
         guard contains(ext) else { return nil }
         let i = Int(ext & Int64(mask))
-        return try body(UnsafeBufferPointer(start: UnsafePointer(bitPattern: addresses[i]), count: lengths[i]))
+        return try body(UnsafeBufferPointer(start: UnsafePointer(bitPattern: slots[i].address), count: slots[i].length))
     }
 
     /// Storage address (a prefetch hint, 0 when empty) of the packet in `ext`'s slot: after
     /// storing `ext` that packet; before, the one storing `ext` would release (prefetching it a
     /// few packets ahead hides the cache miss of its release).
-    func address(_ ext: Int64) -> UInt { addresses[Int(ext & Int64(mask))] }
+    func address(_ ext: Int64) -> UInt { slots[Int(ext & Int64(mask))].address }
 
     /// Byte count of the packet in `ext`'s slot (with `address`).
-    func length(_ ext: Int64) -> Int { lengths[Int(ext & Int64(mask))] }
+    func length(_ ext: Int64) -> Int { slots[Int(ext & Int64(mask))].length }
 
     func contains(_ ext: Int64) -> Bool {
-        started && ext >= next - history && ext <= highest && exts[Int(ext & Int64(mask))] == ext
+        started && ext >= next - history && ext <= highest && slots[Int(ext & Int64(mask))].ext == ext
     }
 
     /// Storing `ext` would mean the sender restarted (`insert` answers `.restart`).
@@ -110,14 +112,11 @@ struct FECSourceBuffer: Sendable {
         }
         if isJump(ext) { return .restart }
         let index = Int(ext & Int64(mask))
-        if exts[index] == ext, ext >= next - history { return .duplicate }
+        if slots[index].ext == ext, ext >= next - history { return .duplicate }
         guard ext >= next - history else { return .late }
-        addresses[index] = bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
-        lengths[index] = bytes.count
+        slots[index] = Slot(ext: ext, address: bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) },
+                            length: bytes.count, arrival: arrival, recovered: recovered)
         packets[index] = bytes
-        arrivals[index] = arrival
-        recoveredFlags[index] = recovered
-        exts[index] = ext
         if ext > highest {
             highest = ext
         }
@@ -136,10 +135,11 @@ struct FECSourceBuffer: Sendable {
     mutating func release(now: Int64, stats: inout FECStats, into actions: inout [FECAction], awaited: (Int64) -> Bool) {
         while started, next <= highest {
             let slot = Int(next & Int64(mask))
-            if exts[slot] == next {
-                let recovered = recoveredFlags[slot]
+            let held = slots[slot]
+            if held.ext == next {
+                let recovered = held.recovered
                 actions.append(.deliver(FECDeliveredPacket(sequenceNumber: UInt16(truncatingIfNeeded: next), bytes: packets[slot],
-                                                           recovered: recovered, timestampNanoseconds: arrivals[slot])))
+                                                           recovered: recovered, timestampNanoseconds: held.arrival)))
                 if recovered { stats.recoveredPackets += 1 } else { stats.sourcePackets += 1 }
                 if !abandoned.isEmpty { abandoned.remove(next) }
                 next += 1
@@ -148,7 +148,7 @@ struct FECSourceBuffer: Sendable {
             // The head is missing; the first packet after it has been waiting since its arrival.
             var follower = next + 1
             while follower <= highest, !contains(follower) { follower += 1 }
-            let waited = follower <= highest ? now - arrivals[Int(follower & Int64(mask))] : 0
+            let waited = follower <= highest ? now - slots[Int(follower & Int64(mask))].arrival : 0
             var run: Int64 = 0
             while next + run < follower {
                 let ext = next + run
@@ -195,9 +195,8 @@ struct FECSourceBuffer: Sendable {
             ext += 1
         }
         endRun(ext)
-        exts = Array(repeating: -1, count: exts.count)
+        slots = Array(repeating: Slot(), count: slots.count)
         packets = Array(repeating: [], count: packets.count)
-        addresses = Array(repeating: 0, count: addresses.count)
         next = -1
         highest = -1
         abandoned = []

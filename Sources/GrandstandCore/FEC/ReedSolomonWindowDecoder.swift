@@ -60,16 +60,18 @@ public struct ReedSolomonWindowDecoder: Sendable {
     var buffer: FECSourceBuffer
     /// Open windows, ascending by id (a handful at most: a small array, no dictionary or sort).
     private var windows: [Window] = []
-    private var closedIDs: Set<UInt32> = []
-    private var closedOrder: [UInt32] = []
-    private var closedCursor = 0
+    /// Closed window ids, one per residue modulo `closedMemory` (valid flag in bit 32): with
+    /// consecutive ids, the last `closedMemory` windows. An array lookup, no hashing per repair.
+    private var closedTable = [UInt64](repeating: 0, count: ReedSolomonWindowDecoder.closedMemory)
     private var newest: (id: UInt32, end: Int64)? = nil
     private var ssrc: UInt32? = nil
+    /// Emptied `repairs` arrays of closed windows, reused by new windows.
+    private var spareRepairs: [[Repair]] = []
     /// Buffers of the rebuild, reused from window to window (ReedSolomonWindowRebuild.swift).
     var scratch = RebuildScratch()
     public internal(set) var stats = FECStats()
 
-    static let closedMemory = 1024
+    static let closedMemory = 1024   // a power of two
     static let maxGhostWindows = 16
     static let maxOpenWindows = 64
 
@@ -113,6 +115,12 @@ public struct ReedSolomonWindowDecoder: Sendable {
 
     /// `receiveSource(_:nowNanoseconds:)` appending to `actions`.
     public mutating func receiveSource(_ packet: ArraySlice<UInt8>, nowNanoseconds now: Int64, into actions: inout [FECAction]) {
+        receiveSource(Array(packet), nowNanoseconds: now, into: &actions)
+    }
+
+    /// The same for a packet in an array of its own (e.g. just read from a socket): the ring keeps
+    /// that array as it is (no slice-to-array conversion, whose type check costs per packet).
+    public mutating func receiveSource(_ packet: [UInt8], nowNanoseconds now: Int64, into actions: inout [FECAction]) {
         guard let fields = packet.withUnsafeBufferPointer({ RTPFields($0) }) else {
             stats.sourcePacketsMalformed += 1
             return
@@ -125,9 +133,8 @@ public struct ReedSolomonWindowDecoder: Sendable {
             ext = buffer.extend(fields.sequence)
         }
         prefetchEviction(ext)
-        // The ring takes the packet over: a slice spanning its whole array becomes that array
-        // without a copy (one retain per packet from here to delivery).
-        let outcome = buffer.insert(ext: ext, bytes: Array(packet), arrival: now, recovered: false)
+        // The ring keeps the packet's array (one retain per packet from here to delivery).
+        let outcome = buffer.insert(ext: ext, bytes: packet, arrival: now, recovered: false)
         if outcome == .stored { prefetchStored(ext) }
         switch outcome {
         case .duplicate, .late: stats.sourcePacketsLate += 1
@@ -142,6 +149,10 @@ public struct ReedSolomonWindowDecoder: Sendable {
 
     /// `receiveRepair(_:nowNanoseconds:)` appending to `actions`.
     public mutating func receiveRepair(_ packet: ArraySlice<UInt8>, nowNanoseconds now: Int64, into actions: inout [FECAction]) {
+        // Every line of the repair at once (the CRC check and the rebuild read it right after).
+        packet.withUnsafeBufferPointer { bytes in
+            if let base = bytes.baseAddress { math.prefetch(UInt(bitPattern: base), count: bytes.count, forWriting: false) }
+        }
         guard case let .success((header, symbol)) = ReedSolomonRepairHeader.parse(packet: packet) else {
             stats.repairPacketsMalformed += 1
             return
@@ -152,7 +163,7 @@ public struct ReedSolomonWindowDecoder: Sendable {
         }
         let id = header.windowID
         stats.repairPackets += 1
-        if closedIDs.contains(id) || isStale(id) {
+        if isClosed(id) || isStale(id) {
             stats.repairPacketsLate += 1
             return
         }
@@ -183,8 +194,12 @@ public struct ReedSolomonWindowDecoder: Sendable {
                 close(oldest, failed: true, now: now, into: &actions)
             }
             let k = header.sourceCount, m = header.repairCount
+            // A closed window's array (capacity kept): no allocation per window, none to grow.
+            var repairs = spareRepairs.popLast() ?? []
+            repairs.reserveCapacity(m)
+            repairs.append(repair)
             var window = Window(id: id, k: k, m: m, base: base, symbolLength: header.symbolLength, ssrc: header.ssrc,
-                                repairs: [repair], deadline: now + configuration.timeoutNanoseconds,
+                                repairs: repairs, deadline: now + configuration.timeoutNanoseconds,
                                 warning: k + m > configuration.recommendedMaxSymbols)
             window.markSeen(header.repairIndex)
             openWindow(window, now: now, into: &actions)
@@ -284,7 +299,7 @@ public struct ReedSolomonWindowDecoder: Sendable {
     }
 
     private mutating func closeGhost(id: UInt32, base: Int64, k: Int, now: Int64, into actions: inout [FECAction]) {
-        guard !closedIDs.contains(id), slot(of: id) == nil else { return }
+        guard !isClosed(id), slot(of: id) == nil else { return }
         let missing = (0..<Int64(k)).filter { !buffer.contains(base + $0) }
         for offset in missing where base + offset >= buffer.next { buffer.abandoned.insert(base + offset) }
         let report = FECWindowReport(windowID: Int64(id), sourceCount: k, repairCount: 0, firstSequence: UInt16(truncatingIfNeeded: base),
@@ -298,18 +313,20 @@ public struct ReedSolomonWindowDecoder: Sendable {
     /// Recovers window `id` if it holds k symbols; with `final`, fails it if it cannot.
     mutating func attempt(_ id: UInt32, now: Int64, final: Bool = false, into actions: inout [FECAction]) {
         guard let slot = slot(of: id) else { return }
-        let window = windows[slot]
-        var missing = scratch.missing
-        scratch.missing = []
-        defer { scratch.missing = missing }
+        // Fields read in place: a copy of the window would share its `repairs` and make the
+        // CRC bookkeeping below copy that array on write.
+        let k = windows[slot].k, base = windows[slot].base
+        var missing: [Int] = []
+        swap(&missing, &scratch.missing)
+        defer { swap(&missing, &scratch.missing) }
         missing.removeAll(keepingCapacity: true)
-        for index in 0..<window.k where !buffer.contains(window.base + Int64(index)) { missing.append(index) }
+        for index in 0..<k where !buffer.contains(base + Int64(index)) { missing.append(index) }
         if missing.isEmpty { return close(id, failed: false, now: now, into: &actions) }
         // A source not yet passed by the stream may just be late (reordered across flows): it
         // counts as lost once a later source arrived, or when the window must close.
-        if !final, let last = missing.last, window.base + Int64(last) > buffer.highest { return }
-        guard window.repairs.count >= missing.count else {
-            if final || exhausted(window) { close(id, failed: true, now: now, into: &actions) }
+        if !final, let last = missing.last, base + Int64(last) > buffer.highest { return }
+        guard windows[slot].repairs.count >= missing.count else {
+            if final || isExhausted(slot) { close(id, failed: true, now: now, into: &actions) }
             return
         }
         // Any k symbols do: every source that arrived, then repairs in index order. Repairs are
@@ -329,7 +346,7 @@ public struct ReedSolomonWindowDecoder: Sendable {
             r += 1
         }
         guard usable == missing.count else {
-            if final || exhausted(windows[slot]) { close(id, failed: true, now: now, into: &actions) }
+            if final || isExhausted(slot) { close(id, failed: true, now: now, into: &actions) }
             return
         }
         switch rebuild(windows[slot], missing: missing, now: now) {
@@ -343,16 +360,23 @@ public struct ReedSolomonWindowDecoder: Sendable {
         }
     }
 
-    /// Every repair is in and the stream has moved past the window's last source: nothing more
-    /// can come (short of reordering beyond a window, which the timeout covers).
-    private func exhausted(_ window: Window) -> Bool {
-        window.seenCount == window.m && buffer.started && buffer.highest >= window.end - 1
+    /// Every repair of the window in `slot` is in and the stream has moved past its last source:
+    /// nothing more can come (short of reordering beyond a window, which the timeout covers).
+    /// Read in place: passing `windows[slot]` to a method of `self` from a mutating one made the
+    /// compiler copy the whole decoder (every field retained) on each repair short of recovery.
+    private mutating func isExhausted(_ slot: Int) -> Bool {
+        windows[slot].seenCount == windows[slot].m && buffer.started && buffer.highest >= windows[slot].end - 1
     }
 
     private mutating func close(_ id: UInt32, failed: Bool, now: Int64, recovered: Int = 0, lost: Int? = nil,
                                 into actions: inout [FECAction]) {
         guard let slot = slot(of: id) else { return }
-        let window = windows.remove(at: slot)
+        var window = windows.remove(at: slot)
+        defer {
+            // The repair packets go now; the array's capacity stays for the next window.
+            window.repairs.removeAll(keepingCapacity: true)
+            if spareRepairs.count < 4 { spareRepairs.append(window.repairs) }
+        }
         var missing = 0
         for offset in 0..<Int64(window.k) where !buffer.contains(window.base + offset) {
             missing += 1
@@ -370,14 +394,11 @@ public struct ReedSolomonWindowDecoder: Sendable {
     }
 
     private mutating func remember(_ id: UInt32) {
-        if closedOrder.count < Self.closedMemory {
-            closedOrder.append(id)
-        } else {
-            closedIDs.remove(closedOrder[closedCursor])
-            closedOrder[closedCursor] = id
-            closedCursor = (closedCursor + 1) % Self.closedMemory
-        }
-        closedIDs.insert(id)
+        closedTable[Int(id) & (Self.closedMemory - 1)] = 1 << 32 | UInt64(id)
+    }
+
+    private func isClosed(_ id: UInt32) -> Bool {
+        closedTable[Int(id) & (Self.closedMemory - 1)] == 1 << 32 | UInt64(id)
     }
 
     // MARK: Delivery

@@ -48,13 +48,30 @@ extension ReedSolomonWindowDecoder {
         let k = window.k, e = missing.count, head = Self.headColumns
         let body = window.symbolLength - ReedSolomonRepairHeader.symbolOverhead
         guard body >= 12, window.repairs.count >= e else { return .rejected }
-        var indices = scratch.indices, pins = scratch.pins, columns = scratch.columns, inPlace = scratch.inPlace
-        var headIn = scratch.head, headOut = scratch.headOut, padded = scratch.padded, rebuilt = scratch.rebuilt
-        scratch = RebuildScratch(missing: scratch.missing)
+        // The scratch buffers are swapped out into locals for the closures below and back at the
+        // end (a swap moves them: no retain/release, no struct rebuilt and destroyed per window).
+        var indices: [Int] = [], pins: [Pin] = [], columns: [Int] = [], inPlace: [UInt] = []
+        var headIn: [UInt8] = [], headOut: [UInt8] = [], padded: [UInt8] = [], rebuilt: [UInt8] = []
+        // Written out twice, not as a nested function: one capturing these locals made every
+        // access to them a dynamic exclusivity check (swift_beginAccess, measured with callgrind).
+        swap(&indices, &scratch.indices)
+        swap(&pins, &scratch.pins)
+        swap(&columns, &scratch.columns)
+        swap(&inPlace, &scratch.inPlace)
+        swap(&headIn, &scratch.head)
+        swap(&headOut, &scratch.headOut)
+        swap(&padded, &scratch.padded)
+        swap(&rebuilt, &scratch.rebuilt)
         defer {
             pins.removeAll(keepingCapacity: true)
-            scratch = RebuildScratch(missing: scratch.missing, indices: indices, pins: pins, head: headIn,
-                                     headOut: headOut, padded: padded, inPlace: inPlace, rebuilt: rebuilt, columns: columns)
+            swap(&indices, &scratch.indices)
+            swap(&pins, &scratch.pins)
+            swap(&columns, &scratch.columns)
+            swap(&inPlace, &scratch.inPlace)
+            swap(&headIn, &scratch.head)
+            swap(&headOut, &scratch.headOut)
+            swap(&padded, &scratch.padded)
+            swap(&rebuilt, &scratch.rebuilt)
         }
         indices.removeAll(keepingCapacity: true)
         inPlace.removeAll(keepingCapacity: true)
@@ -145,26 +162,25 @@ extension ReedSolomonWindowDecoder {
         guard solved else { return .failed }
 
         // Validate every rebuilt packet before storing any: a wrong survivor would corrupt them all.
-        var packets: [[UInt8]] = []
-        packets.reserveCapacity(e)
-        for (j, index) in missing.enumerated() {
-            let ext = window.base + Int64(index)
-            let length = Int(headOut[j * head]) << 8 | Int(headOut[j * head + 1])
-            guard length >= 12, length <= body else { return .rejected }
-            let start = j * body
-            let padding = rebuilt.withUnsafeBufferPointer { all in
-                UnsafeBufferPointer(rebasing: all[(start + length)..<(start + body)]).allSatisfy { $0 == 0 }
+        let valid = rebuilt.withUnsafeBufferPointer { all -> Bool in
+            guard let base = all.baseAddress else { return false }
+            for (j, index) in missing.enumerated() {
+                let length = Int(headOut[j * head]) << 8 | Int(headOut[j * head + 1])
+                guard length >= 12, length <= body else { return false }
+                let packet = UnsafeBufferPointer(start: base + j * body, count: length)
+                let padding = UnsafeBufferPointer(start: base + j * body + length, count: body - length)
+                guard padding.allSatisfy({ $0 == 0 }), let fields = RTPFields(packet),
+                      fields.sequence == UInt16(truncatingIfNeeded: window.base + Int64(index)),
+                      fields.ssrc == window.ssrc else { return false }
             }
-            guard padding else { return .rejected }
-            let packet = rebuilt.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[start..<(start + length)])) }
-            guard let fields = RTPFields(packet[...]), fields.sequence == UInt16(truncatingIfNeeded: ext),
-                  fields.ssrc == window.ssrc else { return .rejected }
-            packets.append(packet)
+            return true
         }
+        guard valid else { return .rejected }
         var tooLate = false
-        for (j, index) in missing.enumerated()
-            where buffer.insert(ext: window.base + Int64(index), bytes: packets[j], arrival: now, recovered: true) != .stored {
-            tooLate = true
+        for (j, index) in missing.enumerated() {
+            let length = Int(headOut[j * head]) << 8 | Int(headOut[j * head + 1])
+            let packet = rebuilt.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[(j * body)..<(j * body + length)])) }
+            if buffer.insert(ext: window.base + Int64(index), bytes: packet, arrival: now, recovered: true) != .stored { tooLate = true }
         }
         return .rebuilt(count: e, tooLate: tooLate)
     }

@@ -119,9 +119,9 @@ for (k, m) in [(20, 5), (50, 10), (100, 20)] where onlyK == nil || onlyK == k {
                     t += 1000
                     if hotArrival {
                         let arriving = packets[w * k + i].withUnsafeBufferPointer { [UInt8]($0) }
-                        decoder.receiveSource(arriving[...], nowNanoseconds: t, into: &actions)
+                        decoder.receiveSource(arriving, nowNanoseconds: t, into: &actions)
                     } else {
-                        decoder.receiveSource(packets[w * k + i][...], nowNanoseconds: t, into: &actions)
+                        decoder.receiveSource(packets[w * k + i], nowNanoseconds: t, into: &actions)
                     }
                     for case .deliver(let p) in actions where p.recovered { recovered += 1 }
                     actions.removeAll(keepingCapacity: true)
