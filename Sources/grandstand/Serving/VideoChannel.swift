@@ -56,6 +56,10 @@ final class VideoChannel: @unchecked Sendable {
     /// Stops the health thread (the channel is dropped or the gateway stops).
     func stopHealth() { health?.stop() }
 
+    /// Holds and resumes the health worker (`VideoHealthWorker.hold()`).
+    func holdHealth() { health?.hold() }
+    func resumeHealth() { health?.resume() }
+
     // MARK: Input (capture thread)
 
     func ingest(_ packets: ArraySlice<UInt8>, timestampNanoseconds: Int64) {

@@ -28,6 +28,8 @@ final class VideoHealthWorker: @unchecked Sendable {
     /// Input was left out since the last queued item: queue a `.skip` before the next.
     private var skipping = false
     private var stopping = false
+    /// `hold()` was called: the worker takes nothing from the queue until `resume()`.
+    private var held = false
     private var snapshot = VideoHealthCounters()
     private var bytesSkipped = 0
     private var peakQueuedBytes = 0
@@ -105,6 +107,17 @@ final class VideoHealthWorker: @unchecked Sendable {
 
     // MARK: Any thread
 
+    /// Keeps the worker from taking queued input until `resume()`: a decoder that has fallen
+    /// behind, on demand (tests fill the queue deterministically with it).
+    func hold() { locked { held = true } }
+
+    func resume() {
+        locked {
+            held = false
+            pthread_cond_signal(wake)
+        }
+    }
+
     /// Stops the thread (what is queued is dropped) and waits for it.
     func stop() {
         locked {
@@ -132,7 +145,7 @@ final class VideoHealthWorker: @unchecked Sendable {
             // queue's capacity, so a decoder falling behind costs capacity + 64 KiB, not twice
             // the capacity (docs/performance.md, HLS memory).
             let next: Item? = locked {
-                while queue.isEmpty && !stopping { pthread_cond_wait(wake, mutex) }
+                while (queue.isEmpty || held) && !stopping { pthread_cond_wait(wake, mutex) }
                 if stopping { return nil }
                 let item = queue.removeFirst()
                 if case .transportStream(let bytes) = item { queuedBytes -= bytes.count }
