@@ -43,8 +43,9 @@ import Testing
     /// Runs the zfec script; the stdout lines, or a readable failure (python3 or zfec missing).
     static func zfec(_ input: String) throws -> [Substring] {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script]
+        // Debian's interpreter, where python3-zfec installs (a python3 earlier on PATH may be another).
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script]
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
@@ -56,7 +57,7 @@ import Testing
         let errors = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw InteropFailure("python3 zfec (apt-get install python3-zfec, in DEPS) exited \(process.terminationStatus): "
+            throw InteropFailure("/usr/bin/python3 with zfec (apt-get install python3-zfec, in DEPS) exited \(process.terminationStatus): "
                                  + String(decoding: errors, as: UTF8.self))
         }
         return String(decoding: output, as: UTF8.self).split(separator: "\n")

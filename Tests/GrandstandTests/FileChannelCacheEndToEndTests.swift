@@ -56,6 +56,7 @@ import Testing
         try namespace.enter { try daemon.start() }
         defer { daemon.stop() }
         let status = try #require(daemon.status)
+        try #require(daemon.cache != nil, "the cache opened: \(daemon.events.hub.recentKinds)")
         func get(_ path: String, management: Bool = false) throws -> RawHTTPClient.Reply {
             try namespace.enter {
                 try RawHTTPClient(port: management ? status.management.port : status.fan.port)
@@ -80,7 +81,9 @@ import Testing
 
         // One item for the channel's files, in the cache's store.
         func channelItem() throws -> JSONValue? {
-            let list = try JSONParser.parse(try get("/api/v1/items?source=file-channel", management: true).body)
+            let reply = try get("/api/v1/items?source=file-channel", management: true)
+            try #require(reply.status == 200, "\(reply.status) \(reply.text)")
+            let list = try JSONParser.parse(reply.body)
             guard case .array(let items)? = list["items"] else { return nil }
             return items.first { $0["id"] == .string("file-channel-venue-files") }
         }
@@ -89,7 +92,9 @@ import Testing
         #expect(item["state"] == .string("cached"))
         guard case .array(let files)? = item["files"] else { Issue.record("no files in \(item)"); return }
         #expect(Set(files.compactMap { if case .string(let p)? = $0["path"] { return p } else { return nil } }) == Set(expected.keys))
-        let table = try JSONParser.parse(try get("/api/v1/files/venue-files", management: true).body)
+        let tableReply = try get("/api/v1/files/venue-files", management: true)
+        try #require(tableReply.status == 200, "\(tableReply.status) \(tableReply.text)")
+        let table = try JSONParser.parse(tableReply.body)
         guard case .array(let rows)? = table["files"] else { Issue.record("no table in \(table)"); return }
         #expect(rows.allSatisfy { if case .string(let local)? = $0["localPath"] { return local.hasPrefix(work + "/state/cache") } else { return false } },
                 "stored by the cache, not the plain directory sink")
