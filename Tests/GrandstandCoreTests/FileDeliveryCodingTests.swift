@@ -99,6 +99,22 @@ import Testing
         return events
     }
 
+    /// FEC Encoding ID 5 is MDS: any k of the n rows of RFC 5510's generator are invertible, so
+    /// any k symbols of a block rebuild it (random subsets, and the worst case n = 255).
+    @Test(arguments: [(1, 1), (5, 3), (20, 40), (64, 191)])
+    func anyKRowsOfTheRFC5510GeneratorAreInvertible(_ k: Int, _ m: Int) throws {
+        let g = try #require(RFC5510Generator.matrix(sourceCount: k, repairCount: m))
+        #expect(Array(g[0..<(k * k)]) == (0..<(k * k)).map { $0 % (k + 1) == 0 ? 1 : 0 }, "identity on top")
+        var rng = SplitMix(seed: UInt64(k * 1000 + m))
+        for _ in 0..<(k > 32 ? 6 : 40) {
+            var rows = Array(0..<(k + m))
+            rows.shuffle(using: &rng)
+            var sub: [UInt8] = []
+            for row in rows.prefix(k).sorted() { sub += g[(row * k)..<((row + 1) * k)] }
+            #expect(RFC5510Generator.invert(sub, size: k) != nil, "rows \(rows.prefix(k).sorted())")
+        }
+    }
+
     @Test func zeroByteFilesCompleteFromTheFDTAlone() throws {
         let body = FluteTesting.bytes(500, seed: 4)
         var source = try FluteTesting.carousel([FluteFile(path: "empty.txt", bytes: []), FluteFile(path: "b.bin", bytes: body)],
