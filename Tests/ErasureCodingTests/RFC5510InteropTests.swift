@@ -100,9 +100,10 @@ import Testing
         // inverse, so row i ≥ 2 is (1 + e_i, e_i) with e_i = α^(i−1).
         let g = try #require(RFC5510Generator.matrix(sourceCount: 2, repairCount: 3))
         #expect(Array(g[0..<4]) == [1, 0, 0, 1])
-        #expect(Array(g[4..<6]) == [1 ^ 2, 2])          // e_2 = α = 2
-        #expect(Array(g[6..<8]) == [1 ^ 4, 4])          // e_3 = α^2 = 4
-        #expect(Array(g[8..<10]) == [1 ^ 8, 8])         // e_4 = α^3 = 8
+        let rows: [[UInt8]] = [[1 ^ 2, 2], [1 ^ 4, 4], [1 ^ 8, 8]]   // e_2 = α = 2, e_3 = α^2, e_4 = α^3
+        #expect(Array(g[4..<6]) == rows[0])
+        #expect(Array(g[6..<8]) == rows[1])
+        #expect(Array(g[8..<10]) == rows[2])
         #expect(RFC5510Generator.matrix(sourceCount: 200, repairCount: 56) == nil, "n ≤ 255")
         let codec = try ReedSolomonCodec(sourceCount: 2, repairCount: 3, generator: g)
         #expect(codec.coefficient(row: 3, source: 0) == 5)
