@@ -37,8 +37,15 @@ import Testing
         let config = try GatewayConfig.decode(Array(Self.config(state: work + "/state").utf8))
         #expect(config.cache?.directory == work + "/state/cache")
         guard TestEnvironment.isRoot, !TestEnvironment.isQEMUUser else {
-            // FileDeliveryEndToEndTests checks the capture's clear error in this environment.
-            #expect(TestEnvironment.isQEMUUser || !TestEnvironment.isRoot)
+            // No live capture here (FileDeliveryEndToEndTests checks its clear error): the sink
+            // side alone — the configured cache stores a received (empty) file as the channel's item.
+            let cache = try ContentCache(try #require(config.cache))
+            defer { cache.stop() }
+            let stored = try cache.store(ReceivedFile(channelID: "venue-files", path: "empty.txt", contentType: nil, toi: 1,
+                                                      fdtInstance: 0, bytes: [], completedNanoseconds: 1))
+            #expect(stored.size == 0)
+            #expect(cache.lookup(channelID: "venue-files", path: "empty.txt")?.size == 0)
+            #expect(cache.item("file-channel-venue-files")?.source == .fileChannel("venue-files"))
             return
         }
         var generator = SeededBytes(seed: 7)
