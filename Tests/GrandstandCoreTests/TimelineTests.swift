@@ -84,9 +84,9 @@ import TestSupport
         let segments = [VODSegment(uri: "r.ts", durationSeconds: 2.002, byteRange: 0..<376),
                         VODSegment(uri: "r.ts", durationSeconds: 1.5, byteRange: 376..<940, discontinuity: true),
                         VODSegment(uri: "/vod/x/seg.ts", durationSeconds: 4)]
-        let parsed = try #require(VODMediaPlaylist.parse(VODMediaPlaylist.render(segments)))
+        let parsed = try #require(VODPlaylist.segments(VODPlaylist.render(segments)))
         #expect(parsed == segments)
-        #expect(VODMediaPlaylist.parse("not a playlist") == nil)
+        #expect(VODPlaylist.segments("not a playlist") == nil)
     }
 
     /// A stitched playlist of real media: main 3 × 4 s, pre-roll, mid-roll at 4 s, post-roll

@@ -92,7 +92,7 @@ import HTTPClient
         // The VOD playlist lists every segment as a byte range of the TS.
         let playlist = try live.fan.get("/records/match-1.m3u8")
         #expect(playlist.status == 200)
-        let parsed = try #require(VODMediaPlaylist.parse(playlist.text))
+        let parsed = try #require(VODPlaylist.segments(playlist.text))
         #expect(parsed.count == Int(segments))
         #expect(parsed.last?.byteRange?.upperBound == Int(size))
         #expect(playlist.text.hasSuffix("#EXT-X-ENDLIST\n"))

@@ -1,6 +1,7 @@
-/// A VOD HLS playlist as the prefetcher and the `/items/ID/…m3u8` route see it: its URI lines
-/// (variants of a master, segments with durations of a media playlist, EXT-X-MAP init
-/// sections), which it can rewrite one by one (RFC 8216 §4).
+/// A VOD HLS playlist (RFC 8216 §4), the one type for every VOD playlist of the box: as the
+/// prefetcher and the `/items/ID/…m3u8` route see it — its URI lines (variants of a master,
+/// segments with durations of a media playlist, EXT-X-MAP init sections), which it can rewrite
+/// one by one — and, for timelines and recordings, its strict `segments` and `render` (below).
 public struct VODPlaylist: Sendable, Equatable {
     public enum Kind: Sendable, Equatable { case master, media }
 
@@ -14,6 +15,9 @@ public struct VODPlaylist: Sendable, Equatable {
 
     public let kind: Kind
     public let references: [Reference]
+    /// A media playlist's segments (byte ranges, discontinuities); nil for a master or when a
+    /// segment is malformed (`VODPlaylist.segments(_:)`).
+    public let segments: [VODSegment]?
     private let lines: [Substring]
 
     /// Nil when the text does not start with #EXTM3U.
@@ -39,6 +43,7 @@ public struct VODPlaylist: Sendable, Equatable {
         kind = master ? .master : .media
         self.references = references
         self.lines = lines
+        segments = master ? nil : Self.segments(text)
     }
 
     /// References needed to play the first `seconds` (init sections always; segments that start before it).
@@ -62,6 +67,60 @@ public struct VODPlaylist: Sendable, Equatable {
         let rest = line[range.upperBound...]
         guard let end = rest.firstIndex(of: "\"") else { return nil }
         return String(rest[..<end])
+    }
+}
+
+/// Rendering and strict segment reading: the media playlists timelines and recordings write
+/// and read (one playlist type with the prefetcher's view above).
+extension VODPlaylist {
+    /// A complete VOD playlist (`EXT-X-PLAYLIST-TYPE:VOD`, `EXT-X-ENDLIST`); version 4 when a
+    /// segment is a byte range. `EXT-X-TARGETDURATION` is the longest segment rounded (§4.3.3.1).
+    public static func render(_ segments: [VODSegment]) -> String {
+        let target = segments.map { Int($0.durationSeconds.rounded()) }.max() ?? 1
+        var out = "#EXTM3U\n#EXT-X-VERSION:\(segments.contains { $0.byteRange != nil } ? 4 : 3)\n"
+        out += "#EXT-X-TARGETDURATION:\(max(1, target))\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-MEDIA-SEQUENCE:0\n"
+        for (index, segment) in segments.enumerated() {
+            if segment.discontinuity && index > 0 { out += "#EXT-X-DISCONTINUITY\n" }
+            out += "#EXTINF:\(PlaylistFormat.seconds(MediaClock.ticks(seconds: segment.durationSeconds))),\n"
+            if let range = segment.byteRange { out += "#EXT-X-BYTERANGE:\(range.count)@\(range.lowerBound)\n" }
+            out += segment.uri + "\n"
+        }
+        return out + "#EXT-X-ENDLIST\n"
+    }
+
+    /// The segments of a media playlist's text (EXTINF, BYTERANGE, DISCONTINUITY); nil when it is
+    /// not a media playlist or a segment is malformed. Relative URIs are kept as written.
+    public static func segments(_ text: String) -> [VODSegment]? {
+        let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).map { $0.trimmingSpaces }
+        guard lines.first == "#EXTM3U" else { return nil }
+        var segments: [VODSegment] = []
+        var duration: Double?, range: Range<Int>?, discontinuity = false, nextOffset: [String: Int] = [:]
+        var byteRangeText: Substring?
+        for line in lines.dropFirst() where !line.isEmpty {
+            if line.hasPrefix("#EXTINF:") {
+                duration = Double(line.dropFirst("#EXTINF:".count).prefix { $0 != "," })
+                guard duration != nil else { return nil }
+            } else if line.hasPrefix("#EXT-X-BYTERANGE:") {
+                byteRangeText = line.dropFirst("#EXT-X-BYTERANGE:".count)
+            } else if line == "#EXT-X-DISCONTINUITY" {
+                discontinuity = true
+            } else if !line.hasPrefix("#") {
+                guard let seconds = duration else { return nil }
+                let uri = String(line)
+                range = nil
+                if let spec = byteRangeText {
+                    let parts = spec.split(separator: "@")
+                    guard let length = Int(parts[0]), length >= 0 else { return nil }
+                    let offset = parts.count > 1 ? Int(parts[1]) : nextOffset[uri]
+                    guard let start = offset, start >= 0 else { return nil }
+                    range = start..<start + length
+                    nextOffset[uri] = start + length
+                }
+                segments.append(VODSegment(uri: uri, durationSeconds: seconds, byteRange: range, discontinuity: discontinuity))
+                duration = nil; byteRangeText = nil; discontinuity = false
+            }
+        }
+        return segments
     }
 }
 

@@ -151,9 +151,20 @@ public struct Timeline: Sendable, Equatable {
         return false
     }
 
+    /// The segments of one break: insert `id` and the pods chained after it, in order, each
+    /// insert's first segment marked as a discontinuity (live wall-clock breaks, LiveSplice).
+    public func breakSegments(anchoredAt id: String) -> [VODSegment] {
+        guard var anchor = inserts.first(where: { $0.id == id }) else { return [] }
+        anchor.position = .preRoll
+        let pods = inserts.filter { if case .after = $0.position { return true } else { return false } }
+        let marker = VODSegment(uri: "\u{0}break-end", durationSeconds: 0)
+        let probe = Timeline(main: [Clip(segments: [marker])], inserts: [anchor] + pods)
+        return Array(probe.stitched().segments.prefix { $0.uri != marker.uri })
+    }
+
     /// The session's playlist text and the play-once inserts it showed.
     public func playlist(seen: Set<String> = []) -> (text: String, shown: [String]) {
         let (segments, shown) = stitched(seen: seen)
-        return (VODMediaPlaylist.render(segments), shown)
+        return (VODPlaylist.render(segments), shown)
     }
 }

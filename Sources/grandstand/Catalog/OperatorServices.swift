@@ -10,12 +10,26 @@ final class OperatorServices: Sendable {
     let catalog: CatalogRoutes
     let recorder: Recorder
     let records: RecordRoutes
+    let timelines: TimelineService
+    let timelineRoutes: TimelineRoutes
 
     init(config: GatewayConfig, gateway: Gateway, events: EventLog) {
         catalogFeed = CatalogFeed(settings: config.catalog, events: events)
         catalog = CatalogRoutes(feed: catalogFeed, gateway: gateway)
         recorder = Recorder(store: RecordStore(stateDirectory: config.stateDirectory), gateway: gateway, events: events)
         records = RecordRoutes(recorder: recorder)
+        timelines = TimelineService(stateDirectory: config.stateDirectory)
+        timelineRoutes = TimelineRoutes(service: timelines)
+        gateway.files.completed = catalogFeed.fileChannelHook(feedFile: config.catalog.feedFile)
+    }
+
+    /// The content cache timelines take their clips from (opened after these services).
+    func attach(cache: ContentCache?) { timelines.cache = cache }
+
+    /// Channel `id`'s live playlist with its scheduled inserts; nil when it has none (the caller
+    /// answers as usual). `render` is the channel's own non-blocking answer.
+    func liveWithInserts(_ id: String, render: () -> HTTPResponse?) -> HTTPResponse? {
+        timelineRoutes.live(id, render: render)
     }
 
     func start() {
@@ -34,8 +48,8 @@ final class OperatorServices: Sendable {
         if path == "/catalog" || path.hasPrefix("/catalog/") {
             return catalog.handle(request, rest: String(path.dropFirst("/catalog".count)))
         }
-        return records.fan(request)
+        return records.fan(request) ?? timelineRoutes.fan(request)
     }
 
-    var managementRoutes: [ManagementRoute] { catalog.managementRoutes + records.managementRoutes }
+    var managementRoutes: [ManagementRoute] { catalog.managementRoutes + records.managementRoutes + timelineRoutes.managementRoutes }
 }

@@ -124,6 +124,7 @@ final class Daemon {
                     management: managementRoutes)
         self.cache = cache
         if let cache { gateway.files.sink = cache }   // one store for received files and prefetched items
+        services.attach(cache: cache)
         cache?.start()
         let listeners = report.summary
         runtime.statusLine { "\(health.snapshot.statusLine); \(listeners)" }

@@ -21,6 +21,10 @@ final class FileChannels: @unchecked Sendable {
         self.math = math
     }
 
+    /// Called with each stored file (channel, path, bytes) outside the lock; the catalog feed
+    /// hook (Catalog/CatalogFileFeed.swift). Set before ingest starts.
+    var completed: (@Sendable (String, String, [UInt8]) -> Void)?
+
     /// Where completed files go; set before ingest starts (nil: received files are only counted).
     var sink: (any ReceivedFileSink)? {
         get { lock.withLock { sinkStorage } }
@@ -96,6 +100,7 @@ final class FileChannels: @unchecked Sendable {
             ]
             switch result {
             case .success(let file)?: members.append(("status", .string("complete"))); members.append(("localPath", .string(file.localPath)))
+                completed?(id, object.contentLocation, object.bytes)
             case .failure(let error)?: members.append(("status", .string("failed"))); members.append(("error", .string("\(error)")))
             case nil: members.append(("status", .string("complete")))
             }

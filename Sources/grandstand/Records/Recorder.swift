@@ -165,7 +165,7 @@ final class Recorder: @unchecked Sendable {
         record.file = nil
         var note = ""
         do {
-            try AtomicFile.write(Array(VODMediaPlaylist.render(record.segments).utf8), to: store.playlistPath(record.name), mode: 0o644)
+            try AtomicFile.write(Array(VODPlaylist.render(record.segments).utf8), to: store.playlistPath(record.name), mode: 0o644)
             try AtomicFile.write(Array(Self.json(record).encoded.utf8), to: store.metadataPath(record.name), mode: 0o644)
         } catch {
             note = " (files not finalized: \(error))"
@@ -204,7 +204,7 @@ final class Recorder: @unchecked Sendable {
         guard let bytes = try? AtomicFile.read(store.metadataPath(name)), let document = try? JSONParser.parse(bytes),
               case .string(let channel)? = document["channel"], case .string(let stateName)? = document["state"],
               let playlist = try? AtomicFile.read(store.playlistPath(name), limit: 16 << 20),
-              let segments = VODMediaPlaylist.parse(String(decoding: playlist, as: UTF8.self)) else { return nil }
+              let segments = VODPlaylist.segments(String(decoding: playlist, as: UTF8.self)) else { return nil }
         var state = RecordState.stopped
         if stateName != "stopped" {
             var why = "interrupted"

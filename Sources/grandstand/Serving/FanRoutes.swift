@@ -76,6 +76,7 @@ struct FanRoutes: Sendable {
         let now = realtimeNanoseconds()
         switch name {
         case "live.m3u8":
+            if let spliced = services?.liveWithInserts(id, render: { channel.livePlaylist(ReloadRequest(), responder: responder, now: now) }) { return spliced }
             switch ReloadRequest.parse(query: Self.query(request, keys: ["_HLS_msn", "_HLS_part", "_HLS_skip"])[...]) {
             case .failure(.badValue(let key)): return .text(400, "bad \(key)")
             case .success(let reload):

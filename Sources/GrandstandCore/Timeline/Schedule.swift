@@ -1,0 +1,160 @@
+/// Where a clip's media comes from: a cached item's media playlist (or its root playlist, the
+/// first variant of a master), with the optional rough cut (docs/inserts.md "Clips").
+public struct ClipSource: Sendable, Equatable {
+    /// A content-cache item id (an origin item, or `file-channel-ID` for a file channel's files).
+    public var item: String
+    /// A playlist path inside the item; nil: the item's root playlist.
+    public var playlist: String?
+    public var begin: Double?
+    public var end: Double?
+
+    public init(item: String, playlist: String? = nil, begin: Double? = nil, end: Double? = nil) {
+        self.item = item
+        self.playlist = playlist
+        self.begin = begin
+        self.end = end
+    }
+}
+
+/// A clip as scheduled: its source and the segments it resolved to when it was scheduled (the
+/// URIs the fan listener serves: `/items/ID/…` or origin URLs), so a restart needs no re-resolution.
+public struct ScheduledClip: Sendable, Equatable {
+    public var source: ClipSource
+    public var segments: [VODSegment]
+
+    public init(source: ClipSource, segments: [VODSegment]) {
+        self.source = source
+        self.segments = segments
+    }
+
+    public var clip: Timeline.Clip { Timeline.Clip(segments: segments, begin: source.begin, end: source.end) }
+}
+
+/// A main-content timeline as stored: an id and its clips in order.
+public struct TimelineRecord: Sendable, Equatable {
+    public var id: String
+    public var clips: [ScheduledClip]
+
+    public init(id: String, clips: [ScheduledClip]) {
+        self.id = id
+        self.clips = clips
+    }
+}
+
+/// An insert as stored: which timeline (VOD) or live channel it belongs to, where, and its clip.
+public struct InsertRecord: Sendable, Equatable {
+    public enum Target: Sendable, Equatable, Hashable {
+        case timeline(String)
+        case channel(String)
+    }
+
+    public var id: String
+    public var target: Target
+    public var position: Timeline.Position
+    public var playOnce: Bool
+    public var clip: ScheduledClip
+
+    public init(id: String, target: Target, position: Timeline.Position, playOnce: Bool, clip: ScheduledClip) {
+        self.id = id
+        self.target = target
+        self.position = position
+        self.playOnce = playOnce
+        self.clip = clip
+    }
+
+    public var insert: Timeline.Insert { Timeline.Insert(id: id, clip: clip.clip, position: position, playOnce: playOnce) }
+}
+
+/// Problems with a request or clip, each with its JSON path.
+public struct ScheduleIssues: Error, Sendable, Equatable {
+    public var issues: [JSONIssue]
+
+    public init(_ issues: [JSONIssue]) { self.issues = issues }
+}
+
+/// Why a schedule change was refused (the management API answers 404 / 409 / 400 with it).
+public enum ScheduleError: Error, Sendable, Equatable, CustomStringConvertible {
+    case duplicate(String)
+    case unknownTimeline(String)
+    case unknownInsert(String)
+    /// A field's value does not fit the rest of the schedule (JSON path and reason).
+    case invalid(JSONIssue)
+
+    public var description: String {
+        switch self {
+        case .duplicate(let id): "\(id) already exists"
+        case .unknownTimeline(let id): "no timeline \(id)"
+        case .unknownInsert(let id): "no insert \(id)"
+        case .invalid(let issue): issue.description
+        }
+    }
+}
+
+/// Every timeline and insert of the gateway: the state the management API changes, persisted as
+/// one JSON document (`encoded` / `decode`), and the source of per-session playlists.
+public struct Schedule: Sendable, Equatable {
+    public private(set) var timelines: [TimelineRecord] = []
+    public private(set) var inserts: [InsertRecord] = []
+
+    public init(timelines: [TimelineRecord] = [], inserts: [InsertRecord] = []) {
+        self.timelines = timelines
+        self.inserts = inserts
+    }
+
+    public func timelineRecord(_ id: String) -> TimelineRecord? { timelines.first { $0.id == id } }
+
+    /// The stitchable timeline `id` with its inserts, nil when unknown.
+    public func timeline(_ id: String) -> Timeline? {
+        guard let record = timelineRecord(id) else { return nil }
+        return Timeline(main: record.clips.map(\.clip), inserts: inserts.filter { $0.target == .timeline(id) }.map(\.insert))
+    }
+
+    /// The inserts of one target, in scheduling order.
+    public func inserts(for target: InsertRecord.Target) -> [InsertRecord] { inserts.filter { $0.target == target } }
+
+    public mutating func add(_ timeline: TimelineRecord) throws(ScheduleError) {
+        guard timelineRecord(timeline.id) == nil else { throw .duplicate("timeline \(timeline.id)") }
+        timelines.append(timeline)
+    }
+
+    /// Removes a timeline and its inserts.
+    public mutating func removeTimeline(_ id: String) throws(ScheduleError) {
+        guard timelineRecord(id) != nil else { throw .unknownTimeline(id) }
+        timelines.removeAll { $0.id == id }
+        inserts.removeAll { $0.target == .timeline(id) }
+    }
+
+    /// Adds an insert: ids are unique across the gateway; a pod's anchor is an insert of the same
+    /// target; a VOD timeline takes no wall-clock position and a live channel only wall-clock or pods.
+    public mutating func add(_ insert: InsertRecord) throws(ScheduleError) {
+        guard !inserts.contains(where: { $0.id == insert.id }) else { throw .duplicate("insert \(insert.id)") }
+        if case .timeline(let id) = insert.target, timelineRecord(id) == nil { throw .unknownTimeline(id) }
+        switch (insert.target, insert.position) {
+        case (.timeline, .wallClock):
+            throw .invalid(JSONIssue(path: "$.at", reason: "a wall-clock time is for live channels; a timeline's mid-roll takes main-timeline seconds"))
+        case (.channel, .preRoll), (.channel, .postRoll), (.channel, .midRoll):
+            throw .invalid(JSONIssue(path: "$.position", reason: "a live channel takes wallClock inserts and pods after them"))
+        case (_, .after(let anchor)):
+            guard inserts.contains(where: { $0.id == anchor && $0.target == insert.target }) else {
+                throw .invalid(JSONIssue(path: "$.after", reason: "no insert \(anchor) on the same timeline or channel"))
+            }
+        default:
+            break
+        }
+        inserts.append(insert)
+    }
+
+    /// Removes an insert and the pods chained after it (they would lose their break).
+    public mutating func removeInsert(_ id: String) throws(ScheduleError) {
+        guard inserts.contains(where: { $0.id == id }) else { throw .unknownInsert(id) }
+        var gone: Set<String> = [id]
+        var grew = true
+        while grew {
+            grew = false
+            for insert in inserts where !gone.contains(insert.id) {
+                if case .after(let anchor) = insert.position, gone.contains(anchor) { gone.insert(insert.id); grew = true }
+            }
+        }
+        inserts.removeAll { gone.contains($0.id) }
+    }
+}

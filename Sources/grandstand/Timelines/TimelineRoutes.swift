@@ -1,0 +1,118 @@
+import GrandstandCore
+import HTTPServer
+
+/// Timeline and insert requests (docs/inserts.md "API"). Management: `GET/POST/DELETE
+/// /api/v1/timelines` (delete: `?id=`), `GET/POST/DELETE /api/v1/inserts` (list:
+/// `?timeline=` or `?channel=`; delete: `?id=`). Fan: `/timelines/ID.m3u8[?session=S]`, and the
+/// live playlist of a channel with wall-clock inserts (`live(…)`).
+struct TimelineRoutes: Sendable {
+    let service: TimelineService
+
+    /// The longest session value kept (longer ones are refused: they would bloat the store).
+    static let maxSessionBytes = 128
+
+    var managementRoutes: [ManagementRoute] {
+        [
+            ManagementRoute("GET", "/api/v1/timelines") { _ in list() },
+            ManagementRoute("POST", "/api/v1/timelines") { request in
+                answer(request, status: 201) { body throws(TimelineService.Refusal) in
+                    let record = try service.createTimeline(body)
+                    return ScheduleJSON.json(record, mainDuration: service.current.timeline(record.id)?.mainDurationSeconds, withSegments: false)
+                }
+            },
+            ManagementRoute("DELETE", "/api/v1/timelines") { request in
+                guard let id = request.query["id"] else { return .text(400, "DELETE /api/v1/timelines?id=TIMELINE") }
+                return deleted { () throws(TimelineService.Refusal) in try service.deleteTimeline(id) }
+            },
+            ManagementRoute("GET", "/api/v1/inserts") { request in
+                var inserts = service.current.inserts
+                if let id = request.query["timeline"] { inserts.removeAll { $0.target != .timeline(id) } }
+                if let id = request.query["channel"] { inserts.removeAll { $0.target != .channel(id) } }
+                return .json(JSONValue.object([("inserts", .array(inserts.map { ScheduleJSON.json($0, withSegments: false) }))]).encoded + "\n")
+            },
+            ManagementRoute("POST", "/api/v1/inserts") { request in
+                answer(request, status: 201) { body throws(TimelineService.Refusal) in
+                    ScheduleJSON.json(try service.addInsert(body), withSegments: false)
+                }
+            },
+            ManagementRoute("DELETE", "/api/v1/inserts") { request in
+                guard let id = request.query["id"] else { return .text(400, "DELETE /api/v1/inserts?id=INSERT") }
+                return deleted { () throws(TimelineService.Refusal) in try service.deleteInsert(id) }
+            },
+        ]
+    }
+
+    private func list() -> HTTPResponse {
+        let schedule = service.current
+        let timelines = schedule.timelines.map { record in
+            ScheduleJSON.json(record, mainDuration: schedule.timeline(record.id)?.mainDurationSeconds, withSegments: false)
+        }
+        return .json(JSONValue.object([
+            ("timelines", .array(timelines)), ("sessions", .number(Double(service.sessionCount))),
+            ("loadIssues", .array(service.loadIssues.map { .object([("path", .string($0.path.description)), ("reason", .string($0.reason))]) })),
+        ]).encoded + "\n")
+    }
+
+    private func answer(_ request: HTTPRequest, status: Int,
+                        _ body: (JSONValue) throws(TimelineService.Refusal) -> JSONValue) -> HTTPResponse {
+        guard let document = try? JSONParser.parse(request.body) else {
+            return Self.refusal(TimelineService.Refusal(400, [JSONIssue(path: .root, reason: "the body is not JSON")]))
+        }
+        do throws(TimelineService.Refusal) {
+            return .json(try body(document).encoded + "\n", status: status)
+        } catch {
+            return Self.refusal(error)
+        }
+    }
+
+    private func deleted(_ body: () throws(TimelineService.Refusal) -> Void) -> HTTPResponse {
+        do throws(TimelineService.Refusal) {
+            try body()
+            return HTTPResponse(status: 204, headers: [], body: [])
+        } catch {
+            return Self.refusal(error)
+        }
+    }
+
+    /// `{"error": first problem, "issues": [{"path", "reason"}, …]}`.
+    static func refusal(_ refusal: TimelineService.Refusal) -> HTTPResponse {
+        .json(JSONValue.object([
+            ("error", .string(refusal.issues.first?.description ?? "refused")),
+            ("issues", .array(refusal.issues.map { .object([("path", .string($0.path.description)), ("reason", .string($0.reason))]) })),
+        ]).encoded + "\n", status: refusal.status)
+    }
+
+    // MARK: Fan
+
+    /// `/timelines/ID.m3u8[?session=S]`; nil for other paths.
+    func fan(_ request: HTTPRequest) -> HTTPResponse? {
+        guard request.path.hasPrefix("/timelines/") else { return nil }
+        let file = request.path.dropFirst("/timelines/".count)
+        guard file.hasSuffix(".m3u8") else { return .text(404, "not found") }
+        let id = String(file.dropLast(".m3u8".count))
+        let session = request.query["session"]
+        if let session, session.isEmpty || session.utf8.count > Self.maxSessionBytes {
+            return .text(400, "session: 1 to \(Self.maxSessionBytes) bytes")
+        }
+        guard ScheduleJSON.idProblem(id) == nil, let text = service.playlist(id, session: session, now: realtimeNanoseconds()) else {
+            return .text(404, "no such timeline")
+        }
+        // Per session and changing with each fetch: never cached.
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/vnd.apple.mpegurl"), ("Cache-Control", "no-store")],
+                            body: Array(text.utf8))
+    }
+
+    /// Channel `id`'s live playlist with its wall-clock inserts spliced in, from `render` (the
+    /// channel's own answer, asked without blocking). Nil — the channel answers as usual, LL-HLS
+    /// blocking reloads included — until a break is anchored: before its time nothing is done,
+    /// from its time on each request tries to anchor it (docs/inserts.md "Live channels").
+    func live(_ id: String, render: () -> HTTPResponse?) -> HTTPResponse? {
+        let state = service.liveState(id, nowNanoseconds: realtimeNanoseconds())
+        guard state == .due || state == .spliced else { return nil }
+        guard let plain = render(), plain.status == 200 else { return nil }
+        let text = service.spliceLive(id, String(decoding: plain.body, as: UTF8.self))
+        guard state == .spliced || service.liveState(id, nowNanoseconds: realtimeNanoseconds()) == .spliced else { return nil }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/vnd.apple.mpegurl"), ("Cache-Control", "no-cache")],
+                            body: Array(text.utf8))
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import GrandstandCore
+import HTTPClient
+import TestSupport
+import Testing
+@testable import grandstand
+
+/// Timelines and inserts through the running daemon: scheduled over the management API from a
+/// cached item, played by ffprobe over HTTP from the fan listener with the expected length,
+/// play-once inserts gone on a session's second fetch and sticky ones kept, the schedule kept
+/// across a restart, and a wall-clock insert spliced into a live channel's playlist.
+@Suite(.serialized) struct TimelineRoutesTests {
+    final class Box {
+        let origin: CacheOrigin
+        var config: GatewayConfig
+        var daemon: Daemon
+        var management: HTTPClient
+        var fan: HTTPClient
+        var fanPort: UInt16
+
+        init() throws {
+            origin = try CacheOrigin()
+            try origin.metadata("vod", "{\"hls\":\"vod/master.m3u8\"}")
+            config = try DaemonTests.config()
+            config.cache = origin.cacheConfig()
+            config.stateDirectory = config.cache!.directory + "-state"
+            daemon = Daemon(config: config, board: nil)
+            (management, fan, fanPort) = (HTTPClient(HTTPEndpoint(host: "127.0.0.1", port: 1)), HTTPClient(HTTPEndpoint(host: "127.0.0.1", port: 1)), 0)
+            try start()
+            let cache = try #require(daemon.cache)
+            _ = try cache.add(.init(id: "vod"))
+            let item = try cache.waitForItem("vod", [.partiallyCached, .cached, .failed])
+            guard item.state == .cached else { throw WaitTimeout(what: "item vod cached (\(item.errorDetail ?? ""))", seconds: 60) }
+        }
+
+        func start() throws {
+            try daemon.start()
+            let status = try #require(daemon.status)
+            management = HTTPClient(HTTPEndpoint(host: "127.0.0.1", port: status.management.port))
+            fan = HTTPClient(HTTPEndpoint(host: "127.0.0.1", port: status.fan.port))
+            fanPort = status.fan.port
+        }
+
+        /// Stops the daemon and starts a new one on the same state and cache directories.
+        func restart() throws {
+            daemon.stop()
+            daemon = Daemon(config: config, board: nil)
+            try start()
+        }
+
+        func call(_ method: String, _ target: String, _ body: String = "") throws -> HTTPClientResponse {
+            try management.request(method, target, headers: [("Authorization", "Bearer secret")], body: Array(body.utf8))
+        }
+
+        /// The issue paths of a refusal.
+        func paths(_ response: HTTPClientResponse) throws -> [String] {
+            guard case .array(let issues)? = try JSONParser.parse(response.body)["issues"] else { return [] }
+            return issues.compactMap { if case .string(let path)? = $0["path"] { return path } else { return nil } }
+        }
+
+        deinit {
+            daemon.stop()
+            daemon.cache?.removeDirectory()
+            try? FileManager.default.removeItem(atPath: config.stateDirectory)
+            origin.stop()
+        }
+    }
+
+    /// The segment URIs and total EXTINF seconds of a playlist.
+    static func summary(_ text: String) -> (uris: [String], seconds: Double) {
+        let segments = VODPlaylist.segments(text) ?? []
+        return (segments.map(\.uri), segments.reduce(0) { $0 + $1.durationSeconds })
+    }
+
+    static func frames(_ url: String) throws -> Int? {
+        let probe = try RecordTests.tool("/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                                              "stream=nb_read_frames", "-of", "csv=p=0", url], timeout: 120)
+        return CacheHLSTests.frameCount(probe.stdout)
+    }
+
+    @Test func aStitchedTimelinePlaysAndPlayOnceInsertsVanishOnTheSessionsSecondFetch() throws {
+        let box = try Box()
+        // Main content: the whole 4 s item, then its seconds 1..3 (a rough cut): 6 s.
+        let created = try box.call("POST", "/api/v1/timelines", #"{"id":"match","clips":[{"item":"vod"},{"item":"vod","begin":1,"end":3}]}"#)
+        #expect(created.status == 201, "\(created.text)")
+        #expect(try JSONParser.parse(created.body)["mainDurationSeconds"] == .number(6))
+
+        // Bad bodies are refused with the JSON path of each problem.
+        let missing = try box.call("POST", "/api/v1/timelines", #"{"id":"x","clips":[{"item":"nope"}]}"#)
+        #expect(missing.status == 400)
+        #expect(try box.paths(missing) == ["$.clips[0].item"])
+        let noAt = try box.call("POST", "/api/v1/inserts", #"{"id":"x","timeline":"match","position":"midRoll","clip":{"item":"vod"}}"#)
+        #expect(noAt.status == 400)
+        #expect(try box.paths(noAt) == ["$.at"])
+        let cut = try box.call("POST", "/api/v1/inserts", #"{"id":"x","timeline":"match","position":"preRoll","clip":{"item":"vod","begin":9}}"#)
+        #expect(try box.paths(cut) == ["$.clip.begin"])
+        #expect(try box.call("POST", "/api/v1/inserts", #"{"id":"x","timeline":"nope","position":"preRoll","clip":{"item":"vod"}}"#).status == 404)
+        #expect(try box.call("POST", "/api/v1/inserts", "not json").status == 400)
+        #expect(try box.call("POST", "/api/v1/timelines", #"{"id":"match","clips":[{"item":"vod"}]}"#).status == 409)
+
+        // A play-once pre-roll (1 s), a sticky mid-roll at 2 s (2 s) with a play-once pod (1 s), a sticky post-roll (1 s).
+        for body in [#"{"id":"pre","timeline":"match","position":"preRoll","playOnce":true,"clip":{"item":"vod","end":1}}"#,
+                     #"{"id":"mid","timeline":"match","position":"midRoll","at":2,"clip":{"item":"vod","begin":2}}"#,
+                     #"{"id":"pod","timeline":"match","position":"pod","after":"mid","playOnce":true,"clip":{"item":"vod","begin":3}}"#,
+                     #"{"id":"post","timeline":"match","position":"postRoll","clip":{"item":"vod","playlist":"v0/index.m3u8","end":1}}"#] {
+            let added = try box.call("POST", "/api/v1/inserts", body)
+            #expect(added.status == 201, "\(body): \(added.text)")
+        }
+        let listed = try JSONParser.parse(try box.call("GET", "/api/v1/inserts?timeline=match").body)["inserts"]
+        guard case .array(let inserts)? = listed else { Issue.record("no list"); return }
+        #expect(inserts.compactMap { $0["id"] } == [.string("pre"), .string("mid"), .string("pod"), .string("post")])
+
+        // The first fetch of a session: everything; its second: without the play-once inserts.
+        let first = Self.summary(try box.fan.get("/timelines/match.m3u8?session=fan-1").text)
+        #expect(first.seconds == 11)
+        #expect(first.uris.first == "/items/vod/v0/seg0.ts" && first.uris.count == 11)
+        let second = try box.fan.get("/timelines/match.m3u8?session=fan-1")
+        #expect(second.status == 200)
+        #expect(Self.summary(second.text).seconds == 9)
+        #expect(second.text.components(separatedBy: "#EXT-X-DISCONTINUITY\n").count - 1 == 4)   // clip 2, mid-roll, back, post-roll
+        #expect(Self.summary(try box.fan.get("/timelines/match.m3u8?session=fan-2").text).seconds == 11)
+        // Without a session nothing is remembered: every insert, every time.
+        #expect(Self.summary(try box.fan.get("/timelines/match.m3u8").text).seconds == 11)
+        #expect(Self.summary(try box.fan.get("/timelines/match.m3u8").text).seconds == 11)
+        #expect(try box.fan.get("/timelines/nope.m3u8").status == 404)
+
+        // A real player over HTTP: 11 s at 25 fps, then 9 s on the same session's next fetch.
+        let url = "http://127.0.0.1:\(box.fanPort)/timelines/match.m3u8?session=probe"
+        #expect(try Self.frames(url) == 275)
+        #expect(try Self.frames(url) == 225)
+
+        // The schedule survives a restart (crash-safe file, no temporary left behind).
+        try box.restart()
+        let files = try FileManager.default.contentsOfDirectory(atPath: box.config.stateDirectory)
+        #expect(files.contains("timelines.json") && !files.contains { $0.contains(".tmp-") }, "\(files)")
+        let timelines = try JSONParser.parse(try box.call("GET", "/api/v1/timelines").body)["timelines"]
+        guard case .array(let list)? = timelines else { Issue.record("no timelines"); return }
+        #expect(list.compactMap { $0["id"] } == [.string("match")])
+        #expect(Self.summary(try box.fan.get("/timelines/match.m3u8?session=fan-3").text).seconds == 11)
+
+        // Deleting the mid-roll takes its pod; deleting the timeline ends its playlist.
+        #expect(try box.call("DELETE", "/api/v1/inserts?id=mid").status == 204)
+        #expect(try box.call("DELETE", "/api/v1/inserts?id=pod").status == 404)
+        #expect(Self.summary(try box.fan.get("/timelines/match.m3u8?session=fan-3").text).seconds == 7)
+        #expect(try box.call("DELETE", "/api/v1/timelines?id=match").status == 204)
+        #expect(try box.fan.get("/timelines/match.m3u8").status == 404)
+    }
+
+    @Test func aWallClockInsertIsSplicedIntoTheLivePlaylist() throws {
+        let box = try Box()
+        let channel = Channel(id: "cam", name: "Cam", kind: .video, group: nil, port: 5000, fec: .none, origin: .config)
+        let gateway = box.daemon.gateway
+        gateway.handle([.channelsChanged([.added(channel)])])
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: SendEndToEndTests.sample)))
+        var offset = 0, time: Int64 = 1_700_000_000_000_000_000
+        func feed(until condition: () -> Bool) {
+            while offset < bytes.count, !condition() {
+                let end = min(offset + 7 * 188, bytes.count)
+                gateway.handle([.transportStream(channelID: "cam", packets: bytes[offset..<end], timestampNanoseconds: time)])
+                offset = end
+                time += 11_680_000   // the sample's pace (20 s in 1713 datagrams): coherent program date-times
+            }
+        }
+        func segments() -> Int { gateway.videoChannel("cam")?.summary.segments ?? 0 }
+        feed { segments() >= 2 }
+        let before = try box.fan.get("/channels/cam/live.m3u8").text
+        #expect(before.contains("#EXT-X-PART"))
+        // Just after the newest complete segment's start: the break goes before the next one.
+        let dates = before.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-PROGRAM-DATE-TIME:") }
+            .compactMap { CatalogDate.parse(String($0.dropFirst(25)))?.seconds }
+        let newest = try #require(dates.dropLast().last)   // the last one is the open segment's
+        let at = RFC3339.format(nanoseconds: Int64((newest + 0.5) * 1000) * 1_000_000, fractionDigits: 3)
+        let wrong = try box.call("POST", "/api/v1/inserts", #"{"id":"ad","channel":"cam","position":"preRoll","clip":{"item":"vod"}}"#)
+        #expect(try box.paths(wrong) == ["$.position"])
+        // An insert whose time has not come changes nothing: the channel stays LL-HLS.
+        let later = try box.call("POST", "/api/v1/inserts", #"{"id":"later","channel":"cam","position":"wallClock","at":"2099-01-01T00:00:00Z","clip":{"item":"vod"}}"#)
+        #expect(later.status == 201, "\(later.text)")
+        #expect(try box.fan.get("/channels/cam/live.m3u8").text.contains("#EXT-X-PART"))
+        #expect(try box.call("DELETE", "/api/v1/inserts?id=later").status == 204)
+        let added = try box.call("POST", "/api/v1/inserts", #"{"id":"ad","channel":"cam","position":"wallClock","at":"\#(at)","clip":{"item":"vod","end":2}}"#)
+        #expect(added.status == 201, "\(added.text)")
+
+        let count = segments()
+        feed { segments() >= count + 2 }
+        let live = try box.fan.get("/channels/cam/live.m3u8")
+        #expect(live.status == 200)
+        let lines = live.text.split(separator: "\n").map(String.init)
+        let start = try #require(lines.firstIndex(of: "/items/vod/v0/seg0.ts"), "\(live.text)")
+        #expect(lines[start - 2] == "#EXT-X-DISCONTINUITY")
+        #expect(lines[start + 2] == "/items/vod/v0/seg1.ts")
+        #expect(lines[start + 3] == "#EXT-X-DISCONTINUITY")
+        // The main content resumes at the first segment at or after the scheduled time.
+        let resumed = try #require(lines[start + 4].hasPrefix("#EXT-X-PROGRAM-DATE-TIME:") ? CatalogDate.parse(String(lines[start + 4].dropFirst(25))) : nil)
+        let scheduled = try #require(CatalogDate.parse(at))
+        #expect(resumed.seconds >= scheduled.seconds - 0.001)
+        #expect(!live.text.contains("#EXT-X-PART") && !live.text.contains("PRELOAD-HINT"))
+
+        // A player reads the spliced live playlist from its start, insert included.
+        let probe = try RecordTests.tool("/usr/bin/ffprobe", ["-v", "error", "-live_start_index", "0", "-read_intervals", "%+#120",
+                                                              "-count_packets", "-select_streams", "v:0", "-show_entries", "stream=nb_read_packets",
+                                                              "-of", "csv=p=0", "http://127.0.0.1:\(box.fanPort)/channels/cam/live.m3u8"], timeout: 60)
+        #expect(probe.status == 0, "\(probe.stderr)")
+        #expect(CacheHLSTests.frameCount(probe.stdout) == 120, "\(probe.stdout) \(probe.stderr)")
+
+        // Deleting the insert gives the channel its own playlist back.
+        #expect(try box.call("DELETE", "/api/v1/inserts?id=ad").status == 204)
+        #expect(try box.fan.get("/channels/cam/live.m3u8").text.contains("#EXT-X-PART"))
+    }
+
+    @Test func aCatalogFeedArrivingOnAFileChannelReplacesTheCatalog() throws {
+        let running = try ManagementAPITests.Running()
+        let files = running.daemon.gateway.files
+        let hook = try #require(files.completed)
+        let feed = try Fixtures.bytes("catalog/feed.json")
+        hook("venue-files", "catalog.json", feed)
+        let status = try JSONParser.parse(try running.call("GET", "/api/v1/catalog/status").body)
+        #expect(status["source"] == .string("flute:venue-files/catalog.json"))
+        guard case .number(let fixtures)? = status["fixtures"] else { Issue.record("\(status)"); return }
+        #expect(fixtures > 0)
+        // Other files are not the feed; an unusable feed leaves the catalog as it was.
+        hook("venue-files", "other.json", Array(#"{"fixtures":[]}"#.utf8))
+        hook("venue-files", "catalog.json", Array("not json".utf8))
+        #expect(try JSONParser.parse(try running.call("GET", "/api/v1/catalog/status").body)["fixtures"] == .number(fixtures))
+        // A changed feed replaces it.
+        hook("venue-files", "catalog.json", Array(#"{"fixtures":[{"id":"f1","type":"match","name":"Only one","startDate":"2026-11-21T15:00:00Z"}]}"#.utf8))
+        #expect(try JSONParser.parse(try running.call("GET", "/api/v1/catalog/status").body)["fixtures"] == .number(1))
+    }
+}
