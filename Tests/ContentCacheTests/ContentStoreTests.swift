@@ -158,6 +158,17 @@ import Glibc
         return process.terminationStatus
     }
 
+    /// The daemon's default cache directory sits under a state directory that may not exist yet.
+    @Test func missingParentDirectoriesAreMade() throws {
+        let scratch = ScratchDirectory("parents")
+        defer { scratch.remove() }
+        _ = try ContentStore(directory: scratch.path + "/state/deeper/cache")
+        #expect(FileIO_exists(scratch.path + "/state/deeper/cache/index.journal"))
+        scratch.write("state/file", [1])
+        let error = thrownError(ContentStoreError.self) { _ = try ContentStore(directory: scratch.path + "/state/file/cache") }
+        #expect(error?.code == ENOTDIR)
+    }
+
     @Test func aFileInPlaceOfTheDirectoryIsAClearError() throws {
         let scratch = ScratchDirectory("notdir")
         defer { scratch.remove() }

@@ -58,7 +58,7 @@ struct FileDeliveryAssemblyTests {
         kept.shuffle(using: &rng)
         // The FDT must come first for a receiver to know the TOIs: deliver one copy up front.
         let fdt = packets.filter { (try? LCTHeader.parse($0.payload[...]).get().header.toi) == 0 }
-        var receiver = FluteReceiver(math: ReferenceReedSolomon())
+        var receiver = FluteReceiver(math: RFC5510Reference())
         let objects = FluteTesting.completed(FluteTesting.feed(&receiver, fdt + kept))
         let exact = Self.byPath(objects) == Dictionary(uniqueKeysWithValues: Self.files.map { ($0.path, $0.bytes) })
         #expect(exact, "delivered \(objects.map(\.contentLocation)) with \(dropped.count) of \(packets.count) dropped")
@@ -178,7 +178,7 @@ struct FileDeliveryAssemblyTests {
 
     @Test func randomBytesNeverTrap() {
         var rng = SplitMix(seed: 99)
-        var receiver = FluteReceiver(math: ReferenceReedSolomon())
+        var receiver = FluteReceiver(math: RFC5510Reference())
         for _ in 0..<5_000 {
             var bytes = (0..<Int(rng.next() % 80)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             if !bytes.isEmpty { bytes[0] = 0x10 | (bytes[0] & 0x0F) }

@@ -10,7 +10,7 @@ enum FluteTesting {
     static func carousel(_ files: [FluteFile], options: FluteCarouselSource.Options,
                          reload: (@Sendable () -> [FluteFile]?)? = nil) throws -> FluteCarouselSource {
         try FluteCarouselSource(flow: "files", destination: destination, files: files, options: options, startNanoseconds: start,
-                                math: options.repairSymbols > 0 ? ReferenceReedSolomon() : nil, reload: reload)
+                                math: options.repairSymbols > 0 ? RFC5510Reference() : nil, reload: reload)
     }
 
     /// Every datagram of the carousel (it must have a round limit), with due times.
@@ -38,3 +38,35 @@ enum FluteTesting {
 
 /// The suite's SplitMix64 (FECReedSolomonTests) as a generator for shuffles.
 extension SplitMix: RandomNumberGenerator {}
+
+/// FEC Encoding ID 5 in pure Swift for the core's FLUTE tests: `RFC5510Generator`'s matrix, and
+/// decoding by Gauss-Jordan on the survivors' generator rows (the product's is ISA-L, checked
+/// against zfec in ErasureCodingTests/RFC5510InteropTests).
+final class RFC5510Reference: ReedSolomonMath, Sendable {
+    struct Singular: Error {}
+
+    func encode(sourceCount k: Int, repairCount m: Int, symbolLength: Int, sources: [[UInt8]]) throws -> [[UInt8]] {
+        guard let repairs = RFC5510Generator.encode(sources: sources, repairCount: m) else { throw Singular() }
+        return repairs
+    }
+
+    func reconstruct(sourceCount k: Int, repairCount m: Int, symbolLength: Int, received: [Int: [UInt8]]) throws -> [Int: [UInt8]] {
+        guard let g = RFC5510Generator.matrix(sourceCount: k, repairCount: m) else { throw Singular() }
+        let survivors = Array(received.keys.sorted().prefix(k))
+        guard survivors.count == k else { throw Singular() }
+        var rows: [UInt8] = []
+        for index in survivors { rows += g[(index * k)..<((index + 1) * k)] }
+        guard let inverse = RFC5510Generator.invert(rows, size: k) else { throw Singular() }
+        var out: [Int: [UInt8]] = [:]
+        for j in 0..<k where received[j] == nil {
+            var symbol = [UInt8](repeating: 0, count: symbolLength)
+            for (t, index) in survivors.enumerated() {
+                let c = inverse[j * k + t]
+                guard c != 0, let bytes = received[index] else { continue }
+                for i in 0..<symbolLength { symbol[i] ^= RFC5510Generator.multiply(c, bytes[i]) }
+            }
+            out[j] = symbol
+        }
+        return out
+    }
+}

@@ -4,8 +4,12 @@
 Serves ROOT/meta/ID.json at /meta/ID and ROOT/media/PATH at /media/PATH (with Range), and
 misbehaves on request: /meta/boom → 500; /media/err500/… → 500; /media/slow/… → headers, then
 silence; /media/trunc/… → always half the body then close; /media/cut/… → the first request
-gets half the body, later (Range) requests the rest; /media/flaky/… → the first request 503.
-Every request is appended to ROOT/requests.log as `PATH RANGE X-TOKEN`.
+gets half the body, later (Range) requests the rest; /media/flaky/… → the first request 503;
+/media/stall/… → the first request gets half the body, then silence (a download to interrupt),
+later requests the rest; /media/token/… → 403 unless the request carries a per-item token
+(an X-Item-Token header and an `item=` query parameter). Modes combine in this order
+(e.g. /media/stall/token/clip.bin).
+Every request is appended to ROOT/requests.log as `PATH RANGE X-TOKEN QUERY X-ITEM-TOKEN`.
 Usage: origin.py ROOT PORTFILE  (binds 127.0.0.1:0 and writes the port to PORTFILE).
 """
 import http.server
@@ -29,8 +33,9 @@ class Origin(http.server.BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         with lock:
             with open(os.path.join(ROOT, "requests.log"), "a") as log:
-                log.write("%s %s %s %s\n" % (path, self.headers.get("Range", "-"), self.headers.get("X-Token", "-"),
-                                             self.path.split("?", 1)[1] if "?" in self.path else "-"))
+                log.write("%s %s %s %s %s\n" % (path, self.headers.get("Range", "-"), self.headers.get("X-Token", "-"),
+                                             self.path.split("?", 1)[1] if "?" in self.path else "-",
+                                             self.headers.get("X-Item-Token", "-")))
             first = path not in seen
             seen.add(path)
         if path == "/meta/boom" or path.startswith("/media/err500/"):
@@ -41,12 +46,15 @@ class Origin(http.server.BaseHTTPRequestHandler):
             name = os.path.join(ROOT, "meta", os.path.basename(path) + ".json")
         elif path.startswith("/media/"):
             rest = path[len("/media/"):]
-            for mode in ("slow/", "trunc/", "cut/", "flaky/"):
+            for mode in ("slow/", "trunc/", "cut/", "flaky/", "stall/", "token/"):
                 if rest.startswith(mode):
                     rest = rest[len(mode):]
             name = os.path.join(ROOT, "media", rest)
         else:
             return self.reply(404, b"not found\n")
+        query = self.path.split("?", 1)[1] if "?" in self.path else ""
+        if "/token/" in path and (not self.headers.get("X-Item-Token") or "item=" not in query):
+            return self.reply(403, b"per-item token missing\n")
         if ".." in path or not os.path.isfile(name):
             return self.reply(404, b"not found\n")
         with open(name, "rb") as f:
@@ -69,6 +77,11 @@ class Origin(http.server.BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         if path.startswith("/media/slow/"):
+            self.wfile.flush()
+            time.sleep(30)
+            return
+        if path.startswith("/media/stall/") and first:
+            self.wfile.write(part[: len(part) // 2])
             self.wfile.flush()
             time.sleep(30)
             return

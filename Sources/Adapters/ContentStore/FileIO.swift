@@ -5,8 +5,18 @@ import Glibc
 
 /// The few POSIX file operations the store needs, each failing with a `ContentStoreError`.
 enum FileIO {
-    static func makeDirectory(_ path: String) throws(ContentStoreError) {
-        if mkdir(path, 0o755) != 0 && Glibc.errno != EEXIST { throw .errno("mkdir", path) }
+    /// Makes `path` a directory, with its missing parents (the cache's default lives under the
+    /// state directory, which may not exist yet at the daemon's start).
+    static func makeDirectory(_ path: String, depth: Int = 0) throws(ContentStoreError) {
+        if mkdir(path, 0o755) != 0 {
+            let code = Glibc.errno
+            if code == ENOENT, depth < 16, let slash = path.lastIndex(of: "/"), slash > path.startIndex {
+                try makeDirectory(String(path[..<slash]), depth: depth + 1)
+                if mkdir(path, 0o755) != 0 && Glibc.errno != EEXIST { throw .errno("mkdir", path) }
+            } else if code != EEXIST {
+                throw ContentStoreError("mkdir", path, code: code)
+            }
+        }
         var info = stat()
         guard stat(path, &info) == 0 else { throw .errno("stat", path) }
         guard info.st_mode & S_IFMT == S_IFDIR else { throw ContentStoreError("mkdir", path, code: ENOTDIR) }

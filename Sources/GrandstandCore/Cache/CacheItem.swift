@@ -69,6 +69,10 @@ public struct CacheItem: Sendable, Equatable {
     public var createdNanoseconds: Int64
     public var lastAccessNanoseconds: Int64
     public var consumption: [ConsumptionRecord] = []
+    /// The per-item token hook (POST /api/v1/items `headers`, `query`): kept in the journal so a
+    /// download resumed after a restart still sends them; never shown on the management API.
+    public var originHeaders: [String: String] = [:]
+    public var originQuery: String?
 
     public init(id: String, source: CacheItemSource, category: String = "", state: CacheItemState, now: Int64) {
         self.id = id

@@ -28,7 +28,16 @@ extension CacheItem {
         return .object(members)
     }
 
-    /// Parses `json`; nil when a required member is missing or of the wrong type.
+    /// The journal's form: `json` plus the per-item token hook (`token`), which the API never shows.
+    public var journalJSON: JSONValue {
+        guard !originHeaders.isEmpty || originQuery != nil, case .object(var members) = json else { return json }
+        var token: [(String, JSONValue)] = [("headers", .object(originHeaders.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))]
+        if let originQuery { token.append(("query", .string(originQuery))) }
+        members.append(("token", .object(token)))
+        return .object(members)
+    }
+
+    /// Parses `json` (either form); nil when a required member is missing or of the wrong type.
     public init?(json: JSONValue) {
         guard case .string(let id)? = json["id"], case .string(let sourceText)? = json["source"],
               let source = CacheItemSource(sourceText), case .string(let stateText)? = json["state"],
@@ -43,6 +52,12 @@ extension CacheItem {
         if case .bool(let value)? = json["locked"] { locked = value }
         if case .string(let url)? = json["originURL"] { originURL = url }
         if case .number(let seconds)? = json["prepositionSeconds"] { prepositionSeconds = seconds }
+        if let token = json["token"] {
+            if case .object(let headers)? = token["headers"] {
+                for (name, value) in headers { if case .string(let text) = value { originHeaders[name] = text } }
+            }
+            if case .string(let query)? = token["query"] { originQuery = query }
+        }
         if case .array(let list)? = json["files"] {
             for entry in list {
                 guard case .string(let path)? = entry["path"], case .number(let size)? = entry["size"],

@@ -28,7 +28,7 @@ public enum CacheJournal {
     public static func encode(_ record: Record) -> [UInt8] {
         let kind: UInt8, payload: [UInt8]
         switch record {
-        case .put(let item): kind = 1; payload = Array(item.json.encoded.utf8)
+        case .put(let item): kind = 1; payload = Array(item.journalJSON.encoded.utf8)
         case .remove(let id): kind = 2; payload = Array(JSONValue.object([("id", .string(id))]).encoded.utf8)
         }
         var body: [UInt8] = [kind]

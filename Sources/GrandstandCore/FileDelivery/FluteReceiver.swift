@@ -14,8 +14,9 @@ public enum FluteEvent: Sendable, Equatable {
     case fdtInstance(tsi: UInt64, id: UInt32, files: [FDTInstance.File])
     /// A file completed (and matched its Content-MD5 when one was given).
     case completed(FluteObject)
-    /// A file's object completed but could not be used (`md5_mismatch`,
-    /// `unsupported_content_encoding`); it is tried again from the carousel's next round.
+    /// A file's object completed but could not be used (`md5_mismatch`, `content_length_mismatch`,
+    /// `content_decoding_failed`, `unsupported_content_encoding`); it is tried again from the
+    /// carousel's next round.
     case failed(tsi: UInt64, toi: UInt64, contentLocation: String, reason: String)
 }
 
@@ -164,11 +165,26 @@ public struct FluteReceiver: Sendable {
         }
     }
 
+    /// A complete transport object: decoded when the FDT names a Content-Encoding, checked
+    /// against Content-Length (the length before encoding, RFC 6726 §3.4.2) and Content-MD5.
+    /// The digest is over the file before content encoding (as RFC 6726 senders such as
+    /// MAD-FLUTE and ypo/flute compute it); a digest of the transport object (RFC 2616 §14.15's
+    /// entity-body reading) is accepted too. Any failure stores nothing.
     private mutating func finish(tsi: UInt64, toi: UInt64, file: FileState, bytes: [UInt8], events: inout [FluteEvent]) {
         var failure: String? = nil
-        if let encoding = file.entry.contentEncoding, !encoding.isEmpty, encoding.lowercased() != "identity" {
-            failure = "unsupported_content_encoding"
-        } else if let md5 = file.entry.md5, MD5.digest(bytes) != md5 {
+        var content = bytes
+        if !ContentCoding.isIdentity(file.entry.contentEncoding), let encoding = file.entry.contentEncoding {
+            switch ContentCoding.decode(bytes, encoding: encoding, limit: configuration.maxObjectBytes) {
+            case .success(let decoded): content = decoded
+            case .failure(.unsupported): failure = "unsupported_content_encoding"
+            case .failure(.corrupt), .failure(.tooLarge):
+                failure = "content_decoding_failed"
+                stats.contentDecodingFailures += 1
+            }
+        }
+        if failure == nil, let length = file.entry.contentLength, UInt64(content.count) != length {
+            failure = "content_length_mismatch"
+        } else if failure == nil, let md5 = file.entry.md5, MD5.digest(content) != md5, content == bytes || MD5.digest(bytes) != md5 {
             failure = "md5_mismatch"
             stats.md5Mismatches += 1
         }
@@ -185,7 +201,15 @@ public struct FluteReceiver: Sendable {
         sessions[tsi]?.files[toi]?.state = .complete
         sessions[tsi]?.files[toi]?.failure = nil
         events.append(.completed(FluteObject(tsi: tsi, toi: toi, contentLocation: file.entry.contentLocation,
-                                             contentType: file.entry.contentType, fdtInstance: file.instance, bytes: bytes)))
+                                             contentType: file.entry.contentType, fdtInstance: file.instance, bytes: content)))
+    }
+
+    /// A file whose transport object is empty (Transfer-Length 0, or Content-Length 0 without
+    /// a Transfer-Length) has no symbols: it completes from the FDT alone.
+    private mutating func completeIfEmpty(tsi: UInt64, toi: UInt64, events: inout [FluteEvent]) {
+        guard let file = sessions[tsi]?.files[toi], file.state != .complete, file.state != .failed,
+              (file.entry.transferLength ?? file.entry.contentLength) == 0 else { return }
+        finish(tsi: tsi, toi: toi, file: file, bytes: [], events: &events)
     }
 
     /// A packet of TOI 0: part of an FDT instance (EXT_FDT names it, EXT_FTI sizes it).
@@ -264,6 +288,7 @@ public struct FluteReceiver: Sendable {
             sessions[tsi]?.files[entry.toi] = FileState(entry: entry, instance: id)
         }
         events.append(.fdtInstance(tsi: tsi, id: id, files: instance.files))
+        for entry in instance.files { completeIfEmpty(tsi: tsi, toi: entry.toi, events: &events) }
     }
 
     /// Time passes: expired FDT instances go; files only they described and that are not
@@ -313,6 +338,8 @@ public struct FluteStats: Sendable, Equatable {
     public var fdtInvalid = 0
     public var symbolsRecovered = 0
     public var fecDecodeFailures = 0
+    /// Objects whose Content-Encoding stream was corrupt (or decoded beyond the size limit).
+    public var contentDecodingFailures = 0
     public private(set) var drops: [FluteDrop: Int] = [:]
 
     public init() {}
@@ -327,6 +354,7 @@ public struct FluteStats: Sendable, Equatable {
             ("flute_packets", packets), ("flute_bytes", bytes), ("objects_completed", objectsCompleted),
             ("objects_failed", objectsFailed), ("md5_mismatches", md5Mismatches), ("fdt_instances_received", fdtInstances),
             ("fdt_instances_invalid", fdtInvalid), ("symbols_recovered", symbolsRecovered), ("fec_decode_failures", fecDecodeFailures),
+            ("content_decoding_failures", contentDecodingFailures),
             ("flute_malformed_dropped", malformed),
         ]
         for reason in FluteDrop.allCases { out.append(("dropped_\(reason.rawValue)", drops[reason] ?? 0)) }

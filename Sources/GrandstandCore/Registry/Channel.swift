@@ -29,6 +29,9 @@ public struct Channel: Sendable, Equatable {
     /// The source address of the SAP packets that announce it; nil for configured channels.
     public var streamer: IPAddress?
     public var origin: Origin
+    /// File channels: the FLUTE Transport Session Identifier announced as `a=flute-tsi`
+    /// (docs/protocol.md "File channels"); the receiver accepts only this TSI. Nil: not announced.
+    public var fluteTSI: UInt64? = nil
 
     public init(id: String, name: String, channelText: String? = nil, kind: ChannelKind, sessionNum: String? = nil,
                 sessionVersion: String? = nil, bandwidthKbps: Int? = nil, venueName: String? = nil, contentOwner: String? = nil,
@@ -73,6 +76,7 @@ public struct Channel: Sendable, Equatable {
             ("channelText", text(channelText)),
             ("contentOwner", text(contentOwner)),
             ("fec", fec.json),
+        ] + (kind == .file ? [("fluteTSI", fluteTSI.map { .number(Double($0)) } ?? .null)] : []) + [
             ("group", text(group?.description)),
             ("id", .string(id)),
             ("kind", .string(kind.name)),

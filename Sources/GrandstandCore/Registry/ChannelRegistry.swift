@@ -188,12 +188,14 @@ public struct ChannelRegistry: Sendable {
             }
         }
         let rtp = media?.proto.uppercased().hasPrefix("RTP/") ?? false
-        return Channel(id: id, name: announcement.name, channelText: announcement.channelText, kind: kind,
-                       sessionNum: announcement.sessionID, sessionVersion: announcement.sessionVersion,
-                       bandwidthKbps: announcement.bandwidthKbps, venueName: announcement.license?.venueName,
-                       contentOwner: announcement.license?.contentOwner, appDeveloper: announcement.license?.appDeveloper,
-                       group: announcement.group, port: announcement.port, source: announcement.sourceFilter,
-                       ttl: announcement.ttl, fec: fec, rtp: rtp, streamer: streamer, origin: .sap)
+        var channel = Channel(id: id, name: announcement.name, channelText: announcement.channelText, kind: kind,
+                              sessionNum: announcement.sessionID, sessionVersion: announcement.sessionVersion,
+                              bandwidthKbps: announcement.bandwidthKbps, venueName: announcement.license?.venueName,
+                              contentOwner: announcement.license?.contentOwner, appDeveloper: announcement.license?.appDeveloper,
+                              group: announcement.group, port: announcement.port, source: announcement.sourceFilter,
+                              ttl: announcement.ttl, fec: fec, rtp: rtp, streamer: streamer, origin: .sap)
+        if kind == .file { FluteTSIAttribute.apply(media: media, sdp: sdp, to: &channel) }
+        return channel
     }
 }
 

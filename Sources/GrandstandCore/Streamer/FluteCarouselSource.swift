@@ -30,11 +30,15 @@ public struct FluteCarouselSource: StreamerSource {
         public var rounds: Int?
         /// FDT instance lifetime from its creation.
         public var fdtLifetimeSeconds: Int64
-        /// Send Content-MD5 in the FDT.
+        /// Send Content-MD5 in the FDT (of the file before content encoding).
         public var md5: Bool
+        /// Content-Encoding applied to every file (`gzip`; nil or `identity`: none). The FDT then
+        /// gives Content-Length (the file) and Transfer-Length (the gzip stream) apart.
+        public var contentEncoding: String?
 
         public init(tsi: UInt64 = 1, symbolLength: Int = 1024, maxBlockLength: Int = 64, repairSymbols: Int = 0,
-                    intervalNanoseconds: Int64 = 1_000_000, rounds: Int? = nil, fdtLifetimeSeconds: Int64 = 86_400, md5: Bool = true) {
+                    intervalNanoseconds: Int64 = 1_000_000, rounds: Int? = nil, fdtLifetimeSeconds: Int64 = 86_400, md5: Bool = true,
+                    contentEncoding: String? = nil) {
             self.tsi = tsi
             self.symbolLength = symbolLength
             self.maxBlockLength = maxBlockLength
@@ -43,6 +47,7 @@ public struct FluteCarouselSource: StreamerSource {
             self.rounds = rounds
             self.fdtLifetimeSeconds = fdtLifetimeSeconds
             self.md5 = md5
+            self.contentEncoding = contentEncoding
         }
     }
 
@@ -51,7 +56,11 @@ public struct FluteCarouselSource: StreamerSource {
     public let options: Options
     private let math: (any ReedSolomonMath)?
     private let reload: (@Sendable () -> [FluteFile]?)?
-    private var files: [FluteFile]
+    private var files: [FluteFile] {
+        didSet { transports = Self.transports(files, encoding: options.contentEncoding) }
+    }
+    /// Each file's transport object (its bytes after the content encoding), by path.
+    private var transports: [String: [UInt8]] = [:]
     private var tois: [String: UInt64] = [:]
     private var nextTOI: UInt64 = 1
     public private(set) var fdtInstanceID: UInt32 = 0
@@ -67,6 +76,9 @@ public struct FluteCarouselSource: StreamerSource {
         guard options.symbolLength > 0, options.symbolLength <= 65_000, options.maxBlockLength > 0 else {
             throw StreamerError("FLUTE symbol length must be 1-65000 and block length ≥ 1")
         }
+        if !ContentCoding.isIdentity(options.contentEncoding), options.contentEncoding?.lowercased() != "gzip" {
+            throw StreamerError("FLUTE content encoding must be gzip or identity")
+        }
         if options.repairSymbols > 0 {
             guard math != nil else { throw StreamerError("FLUTE Reed-Solomon repair needs a Reed-Solomon codec") }
             guard options.maxBlockLength + options.repairSymbols <= 255 else {
@@ -79,9 +91,19 @@ public struct FluteCarouselSource: StreamerSource {
         self.math = math
         self.reload = reload
         self.files = files
+        transports = Self.transports(files, encoding: options.contentEncoding)
         due = startNanoseconds
         for file in files { assignTOI(file.path) }
     }
+
+    private static func transports(_ files: [FluteFile], encoding: String?) -> [String: [UInt8]] {
+        guard !ContentCoding.isIdentity(encoding) else { return [:] }
+        var out: [String: [UInt8]] = [:]
+        for file in files { out[file.path] = ContentCoding.gzip(file.bytes) }
+        return out
+    }
+
+    private func transport(_ file: FluteFile) -> [UInt8] { transports[file.path] ?? file.bytes }
 
     private mutating func assignTOI(_ path: String) {
         tois[path] = nextTOI
@@ -119,9 +141,11 @@ public struct FluteCarouselSource: StreamerSource {
     /// The FDT instance describing the current files.
     public func fdt(expires: UInt32) -> FDTInstance {
         FDTInstance(expires: expires, complete: false, files: files.map { file in
-            let oti = info(length: file.bytes.count)
+            let transport = transport(file)
+            let oti = info(length: transport.count)
+            let encoding = ContentCoding.isIdentity(options.contentEncoding) ? nil : options.contentEncoding
             return FDTInstance.File(toi: tois[file.path] ?? 0, contentLocation: file.path, contentLength: UInt64(file.bytes.count),
-                                    transferLength: UInt64(file.bytes.count), contentType: file.contentType,
+                                    transferLength: UInt64(transport.count), contentType: file.contentType, contentEncoding: encoding,
                                     md5: options.md5 ? MD5.digest(file.bytes) : nil, fecEncodingID: encodingID,
                                     maxSourceBlockLength: oti.maxSourceBlockLength, symbolLength: oti.symbolLength,
                                     maxEncodingSymbols: options.repairSymbols > 0 ? oti.maxEncodingSymbols : nil)
@@ -144,7 +168,7 @@ public struct FluteCarouselSource: StreamerSource {
         if files.isEmpty { queue = fdtPackets }
         for file in files {
             queue.append(contentsOf: fdtPackets)
-            queue.append(contentsOf: packets(toi: tois[file.path] ?? 0, bytes: file.bytes, fdtID: nil))
+            queue.append(contentsOf: packets(toi: tois[file.path] ?? 0, bytes: transport(file), fdtID: nil))
         }
     }
 

@@ -36,6 +36,8 @@ extension ContentCache {
         fetch.itemQuery = request.query
         var item = CacheItem(id: request.id, source: .origin, category: request.category ?? "", state: .metadataNotReceived, now: now())
         item.prepositionSeconds = request.prepositionSeconds
+        item.originHeaders = request.headers
+        item.originQuery = request.query
         if let existing = self.item(request.id), existing.state != .deleted, existing.state != .failed {
             return existing
         }
@@ -113,7 +115,12 @@ extension ContentCache {
 
     private func run(_ id: String, _ control: DownloadControl) {
         guard let origin = configuration.origin else { return }
-        let fetch = lockedTokens { $0[id] } ?? OriginFetch(origin: origin)
+        // The tokens given with the POST, or after a restart the ones the journal kept with the item.
+        var fetch = OriginFetch(origin: origin)
+        if let given = lockedTokens({ $0[id] }) { fetch = given } else if let item = item(id) {
+            fetch.itemHeaders = item.originHeaders
+            fetch.itemQuery = item.originQuery
+        }
         let stop: @Sendable () -> Bool = { control.shouldStop }
         do {
             var metadata = try loadMetadata(id, fetch: fetch, stop: stop)

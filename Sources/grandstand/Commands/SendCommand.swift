@@ -56,6 +56,9 @@ struct SendCommand: ParsableCommand {
     @Option(help: "FLUTE Transport Session Identifier (--files), announced as a=flute-tsi.")
     var fileTSI: UInt64 = 1
 
+    @Option(help: "Content-Encoding of every FLUTE file (--files): gzip or identity.")
+    var fileEncoding: String = "identity"
+
     @Option(help: "Seconds between data-channel messages.")
     var dataInterval: Double = 1
 

@@ -16,7 +16,7 @@ final class FileChannels: @unchecked Sendable {
     private let configuration: FluteReceiverConfiguration
     private let math: (any ReedSolomonMath)?
 
-    init(configuration: FluteReceiverConfiguration = FluteReceiverConfiguration(), math: (any ReedSolomonMath)? = ISALReedSolomonMath()) {
+    init(configuration: FluteReceiverConfiguration = FluteReceiverConfiguration(), math: (any ReedSolomonMath)? = RFC5510ReedSolomonMath()) {
         self.configuration = configuration
         self.math = math
     }
@@ -38,8 +38,12 @@ final class FileChannels: @unchecked Sendable {
                 let channel = change.channel
                 switch change {
                 case .added, .updated:
-                    if channel.kind == .file, receivers[channel.id] == nil {
-                        receivers[channel.id] = FluteReceiver(configuration: configuration, math: math)
+                    // The announced a=flute-tsi narrows the receiver to that session; a changed TSI
+                    // starts a fresh receiver (the old session's objects are not this channel's).
+                    if channel.kind == .file, receivers[channel.id]?.configuration.tsi != channel.fluteTSI || receivers[channel.id] == nil {
+                        var limits = configuration
+                        limits.tsi = channel.fluteTSI
+                        receivers[channel.id] = FluteReceiver(configuration: limits, math: math)
                     }
                 case .removed:
                     break   // the table stays until the gateway restarts: files remain served

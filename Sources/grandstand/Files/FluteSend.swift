@@ -8,8 +8,8 @@ import Glibc
 /// (docs/files.md). The directory is read again before every round, so a changed file goes out
 /// under a new TOI with a new FDT instance.
 enum FluteSend {
-    /// The product's Reed-Solomon math (ISA-L), for repair symbols.
-    static func reedSolomon() -> any ReedSolomonMath { ISALReedSolomonMath() }
+    /// The product's Reed-Solomon math for FEC Encoding ID 5 (RFC 5510 generator over ISA-L).
+    static func reedSolomon() -> any ReedSolomonMath { RFC5510ReedSolomonMath() }
 
     static let defaultDestination = Endpoint(address: .v4(0xEFFF_1409), port: 5010)   // 239.255.20.9:5010
 
@@ -32,7 +32,7 @@ enum FluteSend {
             options.rounds = passes
             let directory = directory
             return try? FluteCarouselSource(flow: flow, destination: destination, files: files, options: options, startNanoseconds: start,
-                                            math: options.repairSymbols > 0 ? ISALReedSolomonMath() : nil,
+                                            math: options.repairSymbols > 0 ? RFC5510ReedSolomonMath() : nil,
                                             reload: { try? FluteSend.read(directory: directory) })
         }
     }
@@ -49,7 +49,8 @@ enum FluteSend {
             }
             let options = FluteCarouselSource.Options(
                 tsi: command.fileTSI, symbolLength: command.fileSymbolSize, maxBlockLength: command.fileBlock,
-                repairSymbols: command.fileRepair, intervalNanoseconds: Int64(command.fileInterval * 1e9))
+                repairSymbols: command.fileRepair, intervalNanoseconds: Int64(command.fileInterval * 1e9),
+                contentEncoding: command.fileEncoding)
             let files: [FluteFile]
             do { files = try read(directory: directory) } catch {
                 throw SendSpec.Failure("--files \(directory): \(error)")
@@ -57,7 +58,7 @@ enum FluteSend {
             guard !files.isEmpty else { throw SendSpec.Failure("--files \(directory): no files") }
             do {
                 _ = try FluteCarouselSource(flow: "check", destination: destination, files: [], options: options, startNanoseconds: 0,
-                                            math: options.repairSymbols > 0 ? ISALReedSolomonMath() : nil)
+                                            math: options.repairSymbols > 0 ? RFC5510ReedSolomonMath() : nil)
             } catch {
                 throw SendSpec.Failure("--files \(directory): \(error)")
             }

@@ -138,6 +138,8 @@ enum ChannelCatalog {
                     ("thumbnail", summary.hasThumbnail ? .string(base + "thumbnail.jpg") : .null),
                     ("bandwidth", .number(Double(summary.bitsPerSecond))),
                 ]
+            } else if channel.kind == .file {
+                members += [("files", .string("/files/\(channel.id)/")), ("events", .string(base + "events"))]
             } else if channel.kind == .data {
                 members.append(("messages", .string(base + "messages.json")))
                 members.append(("events", .string(base + "events")))

@@ -1,6 +1,8 @@
 // FLUTE file channels (docs/files.md): the LCT header with its extensions, the ALC Payload IDs
 // of both FEC schemes, the FDT XML subset and the receiver fed the input as packets. Accepted
-// LCT headers encode back to bytes that parse to the same header.
+// LCT headers encode back to bytes that parse to the same header. The input is also a gzip
+// member (Content-Encoding, bounded output; whatever decodes re-encodes and decodes to itself)
+// and an a=flute-tsi value.
 @testable import GrandstandCore
 
 func fuzzOne(_ bytes: [UInt8]) {
@@ -28,6 +30,15 @@ func fuzzOne(_ bytes: [UInt8]) {
     _ = ALCPacket.parse(packet, encodingID: 5)
     if case .success(let fdt) = FDTInstance.parse(bytes) {
         require(FDTInstance.parse(fdt.xml()) == .success(fdt), "FDT instance round trip")
+    }
+    for encoding in ["gzip", "deflate"] {
+        if case .success(let content) = ContentCoding.decode(bytes, encoding: encoding, limit: 1 << 16) {
+            require(content.count <= 1 << 16, "decoded content within the limit")
+            require(ContentCoding.decode(ContentCoding.gzip(content), encoding: "gzip", limit: 1 << 16) == .success(content), "gzip round trip")
+        }
+    }
+    if let tsi = FluteTSIAttribute.parse(String(decoding: bytes.prefix(32), as: UTF8.self)) {
+        require(tsi < 1 << 48 && FluteTSIAttribute.parse(String(tsi)) == tsi, "a=flute-tsi round trip")
     }
     var receiver = FluteReceiver(configuration: FluteReceiverConfiguration(maxObjectBytes: 1 << 20, maxBufferedBytes: 4 << 20))
     // The input as a few packets: split at 0xFF bytes.
