@@ -22,7 +22,11 @@ board_dir=$REPO_DIR/board/$board
 [ "$(id -u)" -eq 0 ] || die "building an image needs root (chroot, device nodes, binfmt_misc)"
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$REPO_DIR" log -1 --format=%ct)}
 IMAGE_CACHE=${GRANDSTAND_CACHE:-$REPO_DIR/.cache}/image
-SLOW_HELPERS="/usr/bin/systemd-hwdb /usr/bin/update-mime-database /usr/bin/fc-cache"
+# Maintainer helpers that take minutes under qemu-user and build caches the image does not need
+# (hwdb, MIME, fonts), plus update-initramfs: the kernel's postinst and every initramfs-tools
+# trigger would each run mkinitramfs (≈18 min under emulation at load 20); build_tree runs it
+# once, at the end, for the installed kernel.
+SLOW_HELPERS="/usr/bin/systemd-hwdb /usr/bin/update-mime-database /usr/bin/fc-cache /usr/sbin/update-initramfs"
 DPKG_EXCLUDES=(path-exclude=/usr/share/doc/* path-include=/usr/share/doc/*/copyright
     path-exclude=/usr/share/man/* path-exclude=/usr/share/locale/* path-exclude=/usr/share/info/*)
 
@@ -40,7 +44,7 @@ deb_depends() { dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed -E 's/\|.*//; s/\
 # hook downloads each board's extra packages (board/*/packages.list) with their dependencies into
 # BOARD_DEBS/<board>/ so a board tree is a copy plus dpkg -i (install_debs), no second mmdebstrap.
 build_tree() {
-    local tree=$1 debs_dir=$2 o dpkgopts=(--dpkgopt=force-unsafe-io) divert restore fetch b
+    local tree=$1 debs_dir=$2 o dpkgopts=(--dpkgopt=force-unsafe-io) divert restore fetch initramfs b
     for o in "${DPKG_EXCLUDES[@]}"; do dpkgopts+=("--dpkgopt=$o"); done
     # shellcheck disable=SC2016 # $1 and $f expand in mmdebstrap's hook shell
     divert='for f in '"$SLOW_HELPERS"'; do
@@ -49,6 +53,9 @@ build_tree() {
     # shellcheck disable=SC2016
     restore='for f in '"$SLOW_HELPERS"'; do
         rm -f "$1$f"; chroot "$1" dpkg-divert --quiet --local --rename --remove "$f"; done'
+    # shellcheck disable=SC2016
+    initramfs='for k in $(ls "$1/usr/lib/modules"); do
+        chroot "$1" /usr/sbin/update-initramfs.distrib -c -k "$k"; done'
     fetch=
     for b in "$REPO_DIR"/board/*/; do
         b=$(basename "$b")
@@ -61,7 +68,8 @@ build_tree() {
     mmdebstrap --mode=root --arch=arm64 --variant=essential \
         --components=main,non-free-firmware --include="$(echo "$(packages "$IMAGE_DIR/packages.list") $(deb_depends)" | tr ' ' ',')" \
         --aptopt='APT::Install-Recommends "false"' \
-        "${dpkgopts[@]}" --essential-hook="$divert" --customize-hook="$fetch" --customize-hook="$restore" \
+        "${dpkgopts[@]}" --essential-hook="$divert" --customize-hook="$fetch" --customize-hook="$initramfs" \
+        --customize-hook="$restore" \
         trixie "$tree" "deb [signed-by=$KEYRING] $(host_mirror) trixie main non-free-firmware" 2>&1 | sed -u 's/^/  /' >&2
     binfmt_cleanup
     trap - EXIT
