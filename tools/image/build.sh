@@ -96,7 +96,9 @@ install_debs() {
         chroot "$root" env DEBIAN_FRONTEND=noninteractive dpkg --force-unsafe-io -i $(cd "$root" && ls tmp/install-debs/*.deb | sed "s|^|/|")
         for f in $helpers; do
             rm -f "$root$f"; chroot "$root" dpkg-divert --quiet --local --rename --remove "$f"
-        done' sh "$root" "$SLOW_HELPERS" 2>&1 | sed -u 's/^/  /' >&2
+        done
+        chroot "$root" systemd-hwdb update   # once, here (diverted during every install above)
+        ' sh "$root" "$SLOW_HELPERS" 2>&1 | sed -u 's/^/  /' >&2
     rm -rf "$root/tmp/install-debs"
     binfmt_cleanup
     trap - EXIT
@@ -135,6 +137,10 @@ customize() {
       echo "PARTUUID=$root_partuuid / ext4 defaults,noatime 0 1"
       [ -n "$boot_uuid" ] && echo "UUID=$boot_uuid /boot/firmware vfat defaults,noatime,umask=0077 0 2"
     } > "$root/etc/fstab"
+    # udev's hardware database is built by install_debs; /etc/.updated and /var/.updated as new as /usr
+    # so the first boot skips the ConditionNeedsUpdate= units (under TCG the hwdb rebuild held
+    # udev's coldplug past the GPIO device's 90 s timeout).
+    touch "$root/etc/.updated" "$root/var/.updated"
     # Per-device identity is made at first boot: machine id (systemd), SSH host keys (unit above).
     echo uninitialized > "$root/etc/machine-id"
     rm -f "$root"/etc/ssh/ssh_host_* "$root/var/lib/dbus/machine-id" "$root/var/lib/systemd/random-seed"

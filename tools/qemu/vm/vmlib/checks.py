@@ -965,7 +965,8 @@ def deb_upgrade(ctx):
     expect(previous != current, f"build N-1 did not install: version still {current}")
     expect(ctx.run("systemctl is-active grandstand.service", expect_ok=False).output.strip() == "active",
            f"daemon not active after installing N-1:\n{ctx.unit_log()}")
-    ctx.run("set -e; sed -i 's/\"logLevel\": \"info\"/\"logLevel\": \"debug\"/' /etc/grandstand/config.json\n"
+    # Earlier checks rewrote the config through the management API (its own formatting).
+    ctx.run("set -e; sed -i -E 's/\"logLevel\"[[:space:]]*:[[:space:]]*\"[a-z]+\"/\"logLevel\": \"debug\"/' /etc/grandstand/config.json\n"
             "grep -q '\"logLevel\": \"debug\"' /etc/grandstand/config.json\n"
             "cd /var/lib/grandstand; [ -s device-uuid ] || cat /proc/sys/kernel/random/uuid > device-uuid\n"
             "mkdir -p reports; echo '{\"queued\": true}' > reports/upgrade-check.json\n"
