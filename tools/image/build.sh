@@ -159,6 +159,11 @@ make_ext4() {
     rm -f "$img"
     E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -L "$label" -U "$fs_uuid" \
         -E "hash_seed=$fs_uuid,lazy_itable_init=0" -d "$tree" "$img" "${size_mib}M"
+    # mke2fs 1.47.0 copies each inode's ctime from the host tree (the copy's time, which touch
+    # cannot set): clamp them to SOURCE_DATE_EPOCH with debugfs, so two builds hash-equal.
+    { echo "sif / ctime @$SOURCE_DATE_EPOCH"
+      find "$tree" -mindepth 1 -printf '%P\n' | sed "s|.*|sif \"/&\" ctime @$SOURCE_DATE_EPOCH|"
+    } | debugfs -w -f - "$img" >/dev/null 2>&1
 }
 
 main() {
