@@ -163,7 +163,7 @@ make_ext4() {
     # cannot set): clamp them to SOURCE_DATE_EPOCH with debugfs, so two builds hash-equal.
     { echo "sif / ctime @$SOURCE_DATE_EPOCH"
       find "$tree" -mindepth 1 -printf '%P\n' | sed "s|.*|sif \"/&\" ctime @$SOURCE_DATE_EPOCH|"
-    } | debugfs -w -f - "$img" >/dev/null 2>&1
+    } | E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH debugfs -w -f - "$img" >/dev/null 2>&1
 }
 
 main() {
