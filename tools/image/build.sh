@@ -160,9 +160,11 @@ make_ext4() {
     E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -L "$label" -U "$fs_uuid" \
         -E "hash_seed=$fs_uuid,lazy_itable_init=0" -d "$tree" "$img" "${size_mib}M"
     # mke2fs 1.47.0 copies each inode's ctime from the host tree (the copy's time, which touch
-    # cannot set): clamp them to SOURCE_DATE_EPOCH with debugfs, so two builds hash-equal.
-    { echo "sif / ctime @$SOURCE_DATE_EPOCH"
-      find "$tree" -mindepth 1 -printf '%P\n' | sed "s|.*|sif \"/&\" ctime @$SOURCE_DATE_EPOCH|"
+    # cannot set), and atimes: clamp them to SOURCE_DATE_EPOCH with debugfs, so two builds hash-equal.
+    # Access times too (symlinks read during the build keep a new atime).
+    { echo "sif / ctime @$SOURCE_DATE_EPOCH"; echo "sif / atime @$SOURCE_DATE_EPOCH"
+      find "$tree" -mindepth 1 -printf '%P\n' |
+          sed "s|.*|sif \"/&\" ctime @$SOURCE_DATE_EPOCH\nsif \"/&\" atime @$SOURCE_DATE_EPOCH|"
     } | E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH debugfs -w -f - "$img" >/dev/null 2>&1
 }
 
