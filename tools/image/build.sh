@@ -22,20 +22,29 @@ board_dir=$REPO_DIR/board/$board
 [ "$(id -u)" -eq 0 ] || die "building an image needs root (chroot, device nodes, binfmt_misc)"
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$REPO_DIR" log -1 --format=%ct)}
 IMAGE_CACHE=${GRANDSTAND_CACHE:-$REPO_DIR/.cache}/image
-SLOW_HELPERS="/usr/bin/systemd-hwdb /usr/bin/update-mime-database /usr/bin/fc-cache"
+# Maintainer helpers that take minutes under qemu-user and build caches the image does not need
+# (hwdb, MIME, fonts), plus update-initramfs: the kernel's postinst and every initramfs-tools
+# trigger would each run mkinitramfs (≈18 min under emulation at load 20); build_tree runs it
+# once, at the end, for the installed kernel.
+SLOW_HELPERS="/usr/bin/systemd-hwdb /usr/bin/update-mime-database /usr/bin/fc-cache /usr/sbin/update-initramfs"
 DPKG_EXCLUDES=(path-exclude=/usr/share/doc/* path-include=/usr/share/doc/*/copyright
-    path-exclude=/usr/share/locale/* path-exclude=/usr/share/info/*)
+    path-exclude=/usr/share/man/* path-exclude=/usr/share/locale/* path-exclude=/usr/share/info/*)
 
 # Stable identifiers from the inputs: uuid NAME -> a UUID, hex8 NAME -> 8 hex digits.
 seed=$(sha256sum "$deb" | cut -c1-32)
 uuid() { printf '%s' "$board $seed $1" | sha256sum | sed -E 's/^(.{8})(.{4}).(.{3}).(.{3})(.{12}).*/\1-\2-4\3-8\4-\5/'; }
 hex8() { printf '%s' "$board $seed $1" | sha256sum | cut -c1-8; }
 
-packages() { sed -e 's/#.*//' "$IMAGE_DIR/packages.list" "$board_dir/packages.list" 2>/dev/null | xargs; }
+packages() { sed -e 's/#.*//' "$@" 2>/dev/null | xargs; }
+# The .deb's Depends as package names (first alternative, no versions): they go in the common tree.
+deb_depends() { dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed -E 's/\|.*//; s/\(.*\)//; s/[[:space:]]//g' | grep . | sort -u | xargs; }
 
-# Step 1, cached by every input (a new .deb, package list or script rebuilds the tree).
+# Step 1, cached: the common tree of every board (tools/image/packages.list and the .deb's
+# Depends, no grandstand), configured in an arm64 chroot (mmdebstrap, binfmt_misc); its customize
+# hook downloads each board's extra packages (board/*/packages.list) with their dependencies into
+# BOARD_DEBS/<board>/ so a board tree is a copy plus dpkg -i (install_debs), no second mmdebstrap.
 build_tree() {
-    local o dpkgopts=(--dpkgopt=force-unsafe-io) divert restore
+    local tree=$1 debs_dir=$2 o dpkgopts=(--dpkgopt=force-unsafe-io) divert restore fetch initramfs b
     for o in "${DPKG_EXCLUDES[@]}"; do dpkgopts+=("--dpkgopt=$o"); done
     # shellcheck disable=SC2016 # $1 and $f expand in mmdebstrap's hook shell
     divert='for f in '"$SLOW_HELPERS"'; do
@@ -44,15 +53,53 @@ build_tree() {
     # shellcheck disable=SC2016
     restore='for f in '"$SLOW_HELPERS"'; do
         rm -f "$1$f"; chroot "$1" dpkg-divert --quiet --local --rename --remove "$f"; done'
+    # shellcheck disable=SC2016
+    initramfs='for k in $(ls "$1/usr/lib/modules"); do
+        chroot "$1" /usr/sbin/update-initramfs.distrib -c -k "$k"; done'
+    fetch=
+    for b in "$REPO_DIR"/board/*/; do
+        b=$(basename "$b")
+        # shellcheck disable=SC2016
+        fetch+='mkdir -p "$1/tmp/debs-'$b'/partial" && chroot "$1" apt-get -q -y -o Dir::Cache::Archives=/tmp/debs-'$b' install --download-only '"$(packages "$REPO_DIR/board/$b/packages.list")"' >/dev/null && mkdir -p '"$debs_dir/$b"' && find "$1/tmp/debs-'$b'" -maxdepth 1 -name "*.deb" -exec mv -t '"$debs_dir/$b"' {} + && rm -rf "$1/tmp/debs-'$b'"; '
+    done
     binfmt_setup || die "binfmt_misc with qemu-aarch64 is needed to configure an arm64 tree"
     trap binfmt_cleanup EXIT
-    log "mmdebstrap: trixie arm64 for $board with $(basename "$deb")"
+    log "mmdebstrap: common trixie arm64 tree ($(packages "$IMAGE_DIR/packages.list" | wc -w) packages + the .deb's Depends)"
     mmdebstrap --mode=root --arch=arm64 --variant=essential \
-        --components=main,non-free-firmware --include="$(packages | tr ' ' ',')" --include="$deb" \
-        --hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
+        --components=main,non-free-firmware --include="$(echo "$(packages "$IMAGE_DIR/packages.list") $(deb_depends)" | tr ' ' ',')" \
         --aptopt='APT::Install-Recommends "false"' \
-        "${dpkgopts[@]}" --essential-hook="$divert" --customize-hook="$restore" \
-        trixie "$1" "deb [signed-by=$KEYRING] $(host_mirror) trixie main non-free-firmware" 2>&1 | sed 's/^/  /' >&2
+        "${dpkgopts[@]}" --essential-hook="$divert" --customize-hook="$fetch" --customize-hook="$initramfs" \
+        --customize-hook="$restore" \
+        trixie "$tree" "deb [signed-by=$KEYRING] $(host_mirror) trixie main non-free-firmware" 2>&1 | sed -u 's/^/  /' >&2
+    binfmt_cleanup
+    trap - EXIT
+}
+
+# Step 1b: dpkg -i the given .debs into the tree $1 in its arm64 chroot (own mount namespace:
+# /proc and /dev vanish with it); the slow helpers are diverted around it as in build_tree.
+install_debs() {
+    local root=$1 f; shift
+    binfmt_setup || die "binfmt_misc with qemu-aarch64 is needed to configure an arm64 tree"
+    trap binfmt_cleanup EXIT
+    rm -rf "$root/tmp/install-debs"
+    mkdir -p "$root/tmp/install-debs"
+    cp "$@" "$root/tmp/install-debs/"
+    # shellcheck disable=SC2016
+    unshare --mount --propagation private sh -euc '
+        root=$1 helpers=$2
+        mount -t proc proc "$root/proc"
+        mount --rbind /dev "$root/dev"
+        for f in $helpers; do
+            chroot "$root" dpkg-divert --quiet --local --rename --add "$f"
+            printf "#!/bin/sh\nexit 0\n" > "$root$f"; chmod 755 "$root$f"
+        done
+        chroot "$root" env DEBIAN_FRONTEND=noninteractive dpkg --force-unsafe-io -i $(cd "$root" && ls tmp/install-debs/*.deb | sed "s|^|/|")
+        for f in $helpers; do
+            rm -f "$root$f"; chroot "$root" dpkg-divert --quiet --local --rename --remove "$f"
+        done
+        chroot "$root" systemd-hwdb update   # once, here (diverted during every install above)
+        ' sh "$root" "$SLOW_HELPERS" 2>&1 | sed -u 's/^/  /' >&2
+    rm -rf "$root/tmp/install-debs"
     binfmt_cleanup
     trap - EXIT
 }
@@ -90,11 +137,16 @@ customize() {
       echo "PARTUUID=$root_partuuid / ext4 defaults,noatime 0 1"
       [ -n "$boot_uuid" ] && echo "UUID=$boot_uuid /boot/firmware vfat defaults,noatime,umask=0077 0 2"
     } > "$root/etc/fstab"
+    # udev's hardware database is built by install_debs; /etc/.updated and /var/.updated as new as /usr
+    # so the first boot skips the ConditionNeedsUpdate= units (under TCG the hwdb rebuild held
+    # udev's coldplug past the GPIO device's 90 s timeout).
+    touch "$root/etc/.updated" "$root/var/.updated"
     # Per-device identity is made at first boot: machine id (systemd), SSH host keys (unit above).
     echo uninitialized > "$root/etc/machine-id"
     rm -f "$root"/etc/ssh/ssh_host_* "$root/var/lib/dbus/machine-id" "$root/var/lib/systemd/random-seed"
     rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/cache/apt/archives/*.deb \
-        "$root"/var/log/* "$root"/tmp/* "$root"/var/cache/debconf/*-old "$root"/var/lib/dpkg/*-old
+        "$root"/var/log/* "$root"/tmp/* "$root"/var/cache/debconf/*-old "$root"/var/lib/dpkg/*-old \
+        "$root"/var/cache/ldconfig/aux-cache   # aux-cache holds inode numbers and times of this host
     f=$(find "$root" -newermt "@$SOURCE_DATE_EPOCH" -print -quit)
     [ -z "$f" ] || find "$root" -newermt "@$SOURCE_DATE_EPOCH" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 }
@@ -107,28 +159,51 @@ make_ext4() {
     rm -f "$img"
     E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -L "$label" -U "$fs_uuid" \
         -E "hash_seed=$fs_uuid,lazy_itable_init=0" -d "$tree" "$img" "${size_mib}M"
+    # mke2fs 1.47.0 copies each inode's ctime from the host tree (the copy's time, which touch
+    # cannot set), and atimes: clamp them to SOURCE_DATE_EPOCH with debugfs, so two builds hash-equal.
+    # Access times too (symlinks read during the build keep a new atime).
+    { echo "sif / ctime @$SOURCE_DATE_EPOCH"; echo "sif / atime @$SOURCE_DATE_EPOCH"
+      find "$tree" -mindepth 1 -printf '%P\n' |
+          sed "s|.*|sif \"/&\" ctime @$SOURCE_DATE_EPOCH\nsif \"/&\" atime @$SOURCE_DATE_EPOCH|"
+    } | E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH debugfs -w -f - "$img" >/dev/null 2>&1
 }
 
 main() {
-    local key work root kver img boot_uuid="" root_partuuid disk_uuid
+    local key work root kver img boot_uuid="" root_partuuid disk_uuid f
     mkdir -p "$IMAGE_CACHE" "$out"
-    # The tree's inputs only (the step-2/3 code can change without rebuilding it).
-    key=$({ declare -f build_tree; echo "$SLOW_HELPERS ${DPKG_EXCLUDES[*]}"; packages; cat "$deb"; } |
+    # The common tree's inputs only: no .deb content, no step-2/3 code (a new commit reuses it).
+    key=$({ declare -f build_tree packages deb_depends; echo "$SLOW_HELPERS ${DPKG_EXCLUDES[*]}"
+            packages "$IMAGE_DIR/packages.list"; deb_depends
+            for f in "$REPO_DIR"/board/*/packages.list; do echo "$f"; packages "$f"; done; } |
         sha256sum | cut -c1-16)
-    work=$IMAGE_CACHE/$board-$key
-    exec 9>"$IMAGE_CACHE/$board.lock"
-    flock 9
+    work=$IMAGE_CACHE/common-$key
+    # Exclusive while building (older trees are deleted then), shared while a board copies it.
+    exec 9>"$IMAGE_CACHE/common.lock"
+    flock -x 9
     if [ ! -e "$work/tree.READY" ]; then
-        rm -rf "$IMAGE_CACHE/$board"-*
+        rm -rf "$IMAGE_CACHE"/common-*
         mkdir -p "$work"
         SECONDS=0
-        build_tree "$work/tree"
+        build_tree "$work/tree" "$work/board-debs"
         touch "$work/tree.READY"
-        log "root tree in $SECONDS s"
+        log "common root tree in $SECONDS s"
     fi
-    root=$work/rootfs
+    flock -s 9
+    # Board work files beside the common tree, one build per board at a time per cache.
+    exec 7>"$IMAGE_CACHE/$board.lock"
+    flock 7
+    root=$IMAGE_CACHE/$board-rootfs
     rm -rf "$root"
+    SECONDS=0
     cp -a "$work/tree" "$root"
+    exec 9>&-
+    log "tree copied in $SECONDS s"
+    SECONDS=0
+    # shellcheck disable=SC2046 # cache paths have no spaces
+    install_debs "$root" $(find "$work/board-debs/$board" -maxdepth 1 -name '*.deb' | LC_ALL=C sort) "$deb"
+    log "board packages and $(basename "$deb") installed in $SECONDS s"
+    work=$IMAGE_CACHE/$board-work
+    rm -rf "$work"; mkdir -p "$work"
     kver=$(find "$root/usr/lib/modules" -mindepth 1 -maxdepth 1 -printf "%f\n" | head -n1)
     { [ -f "$root/boot/vmlinuz-$kver" ] && [ -f "$root/boot/initrd.img-$kver" ]; } ||
         die "no kernel/initramfs for $kver in the tree"
