@@ -256,7 +256,8 @@ make_boot_rpi4() {
     sed "s/@ROOT_PARTUUID@/$root_partuuid/" "$board_dir/cmdline.txt" > "$stage/cmdline.txt"
     find "$stage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
     truncate -s 256M "$img"
-    mkfs.vfat -F 32 -n GS-BOOT -i "$volid" --invariant "$img" >/dev/null 2>&1 ||
+    # --invariant first: given after -i it resets the volume id to 1234-ABCD (dosfstools 4.2).
+    mkfs.vfat -F 32 -n GS-BOOT --invariant -i "$volid" "$img" >/dev/null 2>&1 ||
         mkfs.vfat -F 32 -n GS-BOOT -i "$volid" "$img" >/dev/null
     for f in "$stage"/*; do
         MTOOLS_SKIP_CHECK=1 mcopy -s -m -o -i "$img" "$f" ::

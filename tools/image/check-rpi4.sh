@@ -53,7 +53,9 @@ fstab=$(rcat /etc/fstab)
 grep -qE "^PARTUUID=$disk_id-02[[:space:]]+/[[:space:]]+ext4" <<< "$fstab" && ok "fstab: / on PARTUUID=$disk_id-02" || bad "fstab root: $fstab"
 grep -qE "^UUID=${boot_uuid}[[:space:]]+/boot/firmware[[:space:]]+vfat" <<< "$fstab" && ok "fstab: /boot/firmware on UUID=$boot_uuid" || bad "fstab boot: $fstab"
 expect "grandstand binary installed" rexists /usr/bin/grandstand
-rcat /var/lib/dpkg/status | awk '/^Package: grandstand$/ { p = 1 } p && /^Status:/ { print; exit }' | grep -q 'install ok installed' &&
+# (read whole first: an awk that exits early would SIGPIPE debugfs and fail the pipeline)
+dpkg_status=$(rcat /var/lib/dpkg/status)
+awk '/^Package: grandstand$/ { p = 1 } p && /^Status:/ { print; p = 0 }' <<< "$dpkg_status" | grep -q 'install ok installed' &&
     ok "package grandstand installed (dpkg status)" || bad "package grandstand not installed"
 [ "$(rlink /etc/systemd/system/multi-user.target.wants/grandstand.service)" = /usr/lib/systemd/system/grandstand.service ] &&
     ok "grandstand.service enabled (multi-user.target.wants)" || bad "grandstand.service not enabled"
