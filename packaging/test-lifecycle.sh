@@ -87,7 +87,8 @@ ldd /usr/bin/grandstand > /tmp/ldd 2>&1 || fail "ldd: $(cat /tmp/ldd)"
 ! grep -q "not found" /tmp/ldd || fail "unresolved libraries: $(grep "not found" /tmp/ldd)"
 : > /tmp/providers
 while read -r soname; do
-    path=$(awk -v s="$soname" "\$1 == s && \$2 == \"=>\" { print \$3 }" /tmp/ldd)
+    # "libfoo.so.1 => /path (addr)", or the loader itself as "/path/ld-linux….so.2 (addr)".
+    path=$(awk -v s="$soname" "(\$1 == s && \$2 == \"=>\") { print \$3 } (substr(\$1, length(\$1) - length(s)) == \"/\" s) { print \$1 }" /tmp/ldd | head -n1)
     [ -n "$path" ] || fail "ldd does not show where $soname comes from"
     provider=$(dpkg -S "*/$soname" 2>/dev/null | grep -v "^diversion" | sed -n "s/^\([^:, ]*\).*: .*/\1/p" | head -n1)
     [ -n "$provider" ] || fail "no package ships $soname ($path)"
