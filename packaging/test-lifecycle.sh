@@ -134,6 +134,7 @@ ok "reinstall enabled the unit again"
 '
 # Own mount namespace: /proc and /dev vanish with it.
 log "lifecycle of $(basename "$prev") -> $(basename "$new") ($arch) in a copy of $src"
+# shellcheck disable=SC2016 # expands in the namespace's shell
 unshare --mount --propagation private sh -euc '
     root=$1; shift
     mount -t proc proc "$root/proc"
