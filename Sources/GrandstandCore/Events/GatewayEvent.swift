@@ -9,7 +9,7 @@ public struct GatewayEvent: Sendable, Equatable {
         case faultInjected = "fault-injected", ledsAvailable = "leds-available"
         case catalogUpdated = "catalog-updated", catalogRejected = "catalog-rejected"
         case recordStarted = "record-started", recordStopped = "record-stopped", recordFailed = "record-failed"
-        case cacheUnavailable = "cache-unavailable"
+        case cacheUnavailable = "cache-unavailable", ledsHeld = "leds-held"
 
         /// journald MESSAGE_ID (128-bit, lowercase hex without dashes, per sd-id128(3)).
         public var messageID: String {
@@ -37,6 +37,7 @@ public struct GatewayEvent: Sendable, Equatable {
             case .recordStopped: "c103aeae3ac346fcb791901ecc4ed89e"
             case .recordFailed: "e65599d0717940f7ad5008b2629e24b6"
             case .cacheUnavailable: "11cfe34942aa49e280002c124a9c8a06"
+            case .ledsHeld: "1f02bdc844b148988687228cd99ec126"
             }
         }
 
@@ -44,7 +45,7 @@ public struct GatewayEvent: Sendable, Equatable {
         public var priority: Int {
             switch self {
             case .ready, .stopping, .reloaded, .channelAdded, .channelRemoved, .captureUp, .groupRejoined, .serviceUp, .inVenue,
-                 .outOfVenue, .ledsAvailable, .recordStarted, .recordStopped: 5
+                 .outOfVenue, .ledsAvailable, .ledsHeld, .recordStarted, .recordStopped: 5
             case .channelUpdated, .catalogUpdated: 6
             case .ledsUnavailable, .captureDown, .serviceDown, .catalogRejected, .recordFailed, .cacheUnavailable: 4
             case .configRejected, .faultInjected: 3

@@ -203,10 +203,7 @@ final class Daemon {
     private func openLEDs() -> (held: [String], unavailable: [String]) {
         guard let board, !board.leds.isEmpty else { return ([], []) }
         let panel = StatusLEDs(board: board)
-        for failure in panel.unavailable {
-            events.record(GatewayEvent(.ledsUnavailable, "status LEDs on \(failure.chip) unavailable: \(failure.error)",
-                                       fields: [("CHIP", failure.chip)]))
-        }
+        for event in LEDStartupEvents.events(held: panel.names, unavailable: panel.unavailable) { events.record(event) }
         leds = panel
         return (panel.names, panel.unavailable.map(\.error))
     }

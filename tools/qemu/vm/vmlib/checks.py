@@ -187,14 +187,16 @@ def unit_security(ctx):
 
 LEDS_UNAVAILABLE_ID = "fc361e6d9b7f44dca462df71a9d49d80"
 LEDS_AVAILABLE_ID = "34afe8781efd4522af162bfc4ea5f2e9"
+LEDS_HELD_ID = "1f02bdc844b148988687228cd99ec126"
 
 
 @check("leds-boot-order")
 def leds_boot_order(ctx):
     """Boot race: the unit is ordered after the board's GPIO chips (Wants=/After= on
     dev-gpiochipN.device; the udev rule sets group gpio and TAG+=systemd, so the device unit is
-    active only once the rule applied), so the boot's first daemon holds its LEDs at once — no
-    leds-unavailable entry, no retry (the 5 s retry stays as a fallback)."""
+    active only once the rule applied), so the boot's first daemon holds its LEDs at once: it
+    journals leds-held naming every LED of the board and no leds-unavailable. Only when the device
+    wait timed out may the LEDs come later, from the 5 s retry (leds-available)."""
     props = ctx.service("After", "Wants", "ExecMainStartTimestampMonotonic")
     started = int(props["ExecMainStartTimestampMonotonic"])
     late = []
@@ -213,19 +215,32 @@ def leds_boot_order(ctx):
                               f"started at {started} µs, without the device wait timing out")
             late.append(unit)
     pid = ctx.fact("pid")
+    board_leds = sorted(ctx.board["leds"])
+
+    def held_by(message_id, wait):
+        """The logical LEDs this boot's daemon (its PID) journaled under message_id, and the entries."""
+        entries = [e for e in ctx.journal(message_id, wait=wait) if e.get("_PID") == pid]
+        return sorted({name for e in entries for name in e.get("GRANDSTAND_LEDS", "").split(",") if name}), entries
+
     unavailable = [e for e in ctx.journal(LEDS_UNAVAILABLE_ID) if e.get("_PID") == pid]
-    if late and not unavailable:
-        # The wait gave up, but udev had set the chip up by the time the daemon started (a
-        # loaded emulated first boot): the LEDs were held at once, no retry needed.
-        ctx.facts["boot-order"] = f"{', '.join(late)} timed out, yet the chip was ready: LEDs held at once"
-    elif late:
+    if late and unavailable:
         # The fallback: the 5 s retry picked the chip up once udev had set it up.
-        available = [e for e in ctx.journal(LEDS_AVAILABLE_ID, wait=20) if e.get("_PID") == pid]
-        expect(available, f"{', '.join(late)} timed out and the daemon never got its LEDs on a retry")
-        ctx.facts["boot-order"] = f"{', '.join(late)} appeared after the device timeout; the retry took the LEDs"
+        at_start, _ = held_by(LEDS_HELD_ID, 0)
+        retried, _ = held_by(LEDS_AVAILABLE_ID, 20)
+        expect(sorted(set(at_start) | set(retried)) == board_leds,
+               f"{', '.join(late)} timed out; the daemon held {at_start} at start and {retried} on a retry, "
+               f"expected {board_leds}:\n{ctx.unit_log()}")
+        ctx.facts["boot-order"] = f"{', '.join(late)} appeared after the device timeout; the retry took {retried}"
+        return
+    expect(not unavailable, f"the boot's daemon logged leds-unavailable: {unavailable[0].get('MESSAGE') if unavailable else ''}")
+    held, entries = held_by(LEDS_HELD_ID, 20)
+    expect(entries, f"the boot's daemon (PID {pid}) logged no leds-held (MESSAGE_ID={LEDS_HELD_ID}) within 20 s:\n{ctx.unit_log()}")
+    expect(held == board_leds, f"the boot's daemon held {held} at start, expected every LED of the board {board_leds}")
+    if late:
+        # The wait gave up, but udev had set the chip up by the time the daemon started.
+        ctx.facts["boot-order"] = f"{', '.join(late)} timed out, yet the chip was ready: leds-held {','.join(held)} at start"
     else:
-        expect(not unavailable, f"the boot's daemon logged leds-unavailable: {unavailable[0].get('MESSAGE') if unavailable else ''}")
-        ctx.facts["boot-order"] = "GPIO chips set up by udev before the daemon started; LEDs held at once"
+        ctx.facts["boot-order"] = f"GPIO chips set up by udev before the daemon started; leds-held {','.join(held)} at start"
 
 
 @check("gpio-permissions")
