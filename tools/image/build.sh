@@ -78,7 +78,7 @@ build_tree() {
     certs='chroot "$1" update-ca-certificates --fresh >/dev/null'
     # shellcheck disable=SC2016
     initramfs='for k in $(ls "$1/usr/lib/modules"); do
-        chroot "$1" /usr/sbin/update-initramfs.distrib -c -k "$k"; done'
+        chroot "$1" update-initramfs -c -k "$k"; done'
     # The initramfs configuration (INITRAMFS_CONF, the boards' module lists), staged on the host.
     mkdir -p "$stage"
     { echo "# Written by tools/image/build.sh (docs/flashing.md): the root-disk modules only."
@@ -101,7 +101,7 @@ build_tree() {
         --components=main,non-free-firmware --include="$(echo "$(packages "$IMAGE_DIR/packages.list") $(deb_depends)" | tr ' ' ',')" \
         --aptopt='APT::Install-Recommends "false"' \
         "${dpkgopts[@]}" --essential-hook="$divert" --customize-hook="$fetch" --customize-hook="$depmod" \
-        --customize-hook="$initramfs_conf" --customize-hook="$initramfs" --customize-hook="$restore" \
+        --customize-hook="$initramfs_conf" --customize-hook="$restore" --customize-hook="$initramfs" \
         --customize-hook="$certs" \
         trixie "$tree" "deb [signed-by=$KEYRING] $(host_mirror) trixie main non-free-firmware" 2>&1 | sed -u 's/^/  /' >&2
     binfmt_cleanup
@@ -116,6 +116,10 @@ install_debs() {
     trap binfmt_cleanup EXIT
     rm -rf "$root/tmp/install-debs"
     mkdir -p "$root/tmp/install-debs"
+    # The product's own documentation stays (the man page and --help point to it), read after
+    # mmdebstrap's path-exclude list (99mmdebstrap), here and on the device's later upgrades.
+    printf '%s\n' "# tools/image/build.sh: grandstand's documentation is kept (docs/flashing.md)." \
+        "path-include=/usr/share/doc/grandstand/*" > "$root/etc/dpkg/dpkg.cfg.d/99zz-grandstand-docs"
     cp "$@" "$root/tmp/install-debs/"
     # shellcheck disable=SC2016
     unshare --mount --propagation private sh -euc '
