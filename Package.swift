@@ -18,6 +18,8 @@ let package = Package(
     targets: [
         // MARK: Pure core: formats, state machines, policy. No I/O, no C libraries, time passed in.
         .target(name: "GrandstandCore", path: "Sources/GrandstandCore"),
+        // The one lock shared by adapters and the executable (a pthread mutex; Swift 6.0 has no portable Mutex).
+        .target(name: "GrandstandConcurrency", path: "Sources/GrandstandConcurrency"),
 
         // MARK: C libraries: [system] module maps (pkg-config + apt) and small prefixed shims.
         .systemLibrary(name: "CGSPcap", path: "Sources/CLibraries/CGSPcap",
@@ -48,7 +50,7 @@ let package = Package(
         // Implements the core's KeyframeDetector (segmenter) with libavcodec's parser.
         .target(name: "MediaCodec", dependencies: ["CGSAVCodec", "GrandstandCore"], path: "Sources/Adapters/MediaCodec"),
         // Implements the core's ReedSolomonMath (FEC protection windows) with ISA-L.
-        .target(name: "ErasureCoding", dependencies: ["CGSISAL", "GrandstandCore"], path: "Sources/Adapters/ErasureCoding"),
+        .target(name: "ErasureCoding", dependencies: ["CGSISAL", "GrandstandCore", "GrandstandConcurrency"], path: "Sources/Adapters/ErasureCoding"),
         .target(name: "WiFi", dependencies: ["CGSNetlink", "GrandstandCore"], path: "Sources/Adapters/WiFi"),
         .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
         .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem"], path: "Sources/Adapters/HTTPServer"),
@@ -64,7 +66,7 @@ let package = Package(
             name: "grandstand",
             dependencies: [
                 "GrandstandCore", "Capture", "Systemd", "MediaCodec", "ErasureCoding", "WiFi", "GPIO",
-                "HTTPServer", "HTTPClient", "Multicast", "ContentStore", "CGSBuildStamp",
+                "HTTPServer", "HTTPClient", "Multicast", "ContentStore", "CGSBuildStamp", "GrandstandConcurrency",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/grandstand"),

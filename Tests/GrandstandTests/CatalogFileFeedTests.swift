@@ -24,43 +24,24 @@ import Testing
         let config = try GatewayConfig.decode(Array(FileDeliveryEndToEndTests.config(state: work + "/state").utf8))
         #expect(config.catalog.feedFile == "catalog.json")
         guard TestEnvironment.isRoot, !TestEnvironment.isQEMUUser else {
-            let settings = LiveIngest.Settings(interface: "gs-no-such-if0", configuration: .product(config))
-            let ingest = try LiveIngest(settings: settings, events: EventLog(stderrOnly: true)) { _ in }
-            ingest.start()
-            defer { ingest.stop() }
-            try waitFor("the capture's error", timeout: 120) { ingest.snapshot.lastError != nil }
-            #expect(!ingest.snapshot.capturing)
+            try expectNoLiveCaptureHere(config)
             return
         }
         let feed = try Fixtures.bytes("catalog/feed.json")
         try Data(feed).write(to: URL(fileURLWithPath: work + "/out/catalog.json"), options: .atomic)
-        let namespace = try NetworkNamespace(prefix: "gs-catfeed")
-        try namespace.addVethPair()
-        var settings = LiveIngest.Settings(interface: "gsv1", configuration: .product(config))
-        settings.silenceNanoseconds = 60_000_000_000
-        let daemon = Daemon(config: config, board: nil, ingest: settings)
-        try namespace.enter { try daemon.start() }
-        defer { daemon.stop() }
-        let status = try #require(daemon.status)
-        func get(_ path: String, management: Bool = false) throws -> RawHTTPClient.Reply {
-            try namespace.enter {
-                try RawHTTPClient(port: management ? status.management.port : status.fan.port)
-                    .get(path, headers: management ? ["Authorization: Bearer secret"] : [])
-            }
-        }
-        #expect(Self.total(try get("/catalog")) == 0)
-        let send = try Child(["ip", "netns", "exec", namespace.name, SendEndToEndTests.binary, "send", "--interface", "gsv0",
-                              "--sap-interval", "0.5", "--license", "Test Arena/Test Owner/Test App", "--lead-in", "2",
-                              "--files", "Venue Files@239.255.48.1:48000=\(work)/out", "--loop", "--duration", "90"])
+        let gateway = try NetnsGateway(prefix: "gs-catfeed", config: config)
+        defer { gateway.stop() }
+        #expect(Self.total(try gateway.get("/catalog")) == 0)
+        let send = try gateway.send(["--files", "Venue Files@239.255.48.1:48000=\(work)/out", "--loop", "--duration", "90"])
         defer { send.kill() }
         let expected = Double(try CatalogFeedDecoder.decode(feed).fixtures.count)
-        try waitFor("the feed in /catalog", timeout: 60) { Self.total(try get("/catalog")) == expected }
-        let catalogStatus = try JSONParser.parse(try get("/api/v1/catalog/status", management: true).body)
+        try waitFor("the feed in /catalog", timeout: 60) { Self.total(try gateway.get("/catalog")) == expected }
+        let catalogStatus = try JSONParser.parse(try gateway.get("/api/v1/catalog/status", management: true).body)
         #expect(catalogStatus["source"] == .string("flute:venue-files/catalog.json"))
 
         let changed = #"{"fixtures":[{"id":"f1","type":"match","name":"Only one","startDate":"2026-11-21T15:00:00Z"}]}"#
         try Data(changed.utf8).write(to: URL(fileURLWithPath: work + "/out/catalog.json"), options: .atomic)
-        try waitFor("the changed feed in /catalog", timeout: 60) { Self.total(try get("/catalog")) == 1 }
-        #expect(try get("/catalog?q1=name:like:only").text.contains("\"f1\""))
+        try waitFor("the changed feed in /catalog", timeout: 60) { Self.total(try gateway.get("/catalog")) == 1 }
+        #expect(try gateway.get("/catalog?q1=name:like:only").text.contains("\"f1\""))
     }
 }

@@ -117,12 +117,13 @@ final class FaultBed {
 
 /// Where the fault tests cannot run (not root, or qemu-user without packet sockets), what they
 /// rely on must fail clearly: the daemon's live capture reports why it is not capturing.
-func expectNoLiveCaptureHere() throws {
-    let gatewayConfig = try GatewayConfig.decode(Array(LiveIngestEndToEndTests.config.utf8))
+func expectNoLiveCaptureHere(_ config: GatewayConfig? = nil, timeout: Double = 120) throws {
+    let gatewayConfig = try config ?? GatewayConfig.decode(Array(LiveIngestEndToEndTests.config.utf8))
     let settings = LiveIngest.Settings(interface: "gs-no-such-if0", configuration: .product(gatewayConfig))
     let ingest = try LiveIngest(settings: settings, events: EventLog(stderrOnly: true)) { _ in }
     ingest.start()
     defer { ingest.stop() }
-    try waitFor("a capture error") { ingest.snapshot.lastError != nil }
+    // Polled: under qemu-user the capture thread takes a while to report.
+    try waitFor("a capture error", timeout: timeout) { ingest.snapshot.lastError != nil }
     #expect(!ingest.snapshot.capturing)
 }

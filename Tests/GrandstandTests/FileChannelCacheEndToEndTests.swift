@@ -22,14 +22,6 @@ import Testing
         """
     }
 
-    static func write(_ files: [String: [UInt8]], into directory: String) throws {
-        for (name, bytes) in files {
-            let path = directory + "/" + name
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-        }
-    }
-
     @Test func receivedFilesBecomeACachedItemServedByteIdentical() throws {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("gs-flute-cache-\(getpid())").path
         try FileManager.default.createDirectory(atPath: work + "/out", withIntermediateDirectories: true)
@@ -54,41 +46,28 @@ import Testing
             "maps/level-1.bin": generator.bytes(40_000),
             "empty.txt": [],
         ]
-        try Self.write(expected, into: work + "/out")
-        let namespace = try NetworkNamespace(prefix: "gs-fcache")
-        try namespace.addVethPair()
-        var settings = LiveIngest.Settings(interface: "gsv1", configuration: .product(config))
-        settings.silenceNanoseconds = 60_000_000_000
-        let daemon = Daemon(config: config, board: nil, ingest: settings)
-        try namespace.enter { try daemon.start() }
-        defer { daemon.stop() }
-        let status = try #require(daemon.status)
+        try NetnsGateway.write(expected, into: work + "/out")
+        let gateway = try NetnsGateway(prefix: "gs-fcache", config: config)
+        defer { gateway.stop() }
+        let daemon = gateway.daemon
         try #require(daemon.cache != nil, "the cache opened: \(daemon.events.hub.recentKinds)")
-        func get(_ path: String, management: Bool = false) throws -> RawHTTPClient.Reply {
-            try namespace.enter {
-                try RawHTTPClient(port: management ? status.management.port : status.fan.port)
-                    .get(path, headers: management ? ["Authorization: Bearer secret"] : [])
-            }
-        }
-        let send = try Child(["ip", "netns", "exec", namespace.name, SendEndToEndTests.binary, "send", "--interface", "gsv0",
-                              "--sap-interval", "0.5", "--license", "Test Arena/Test Owner/Test App", "--lead-in", "2",
-                              "--files", "Venue Files@239.255.48.2:48002=\(work)/out", "--file-block", "16", "--file-repair", "6",
+        let send = try gateway.send(["--files", "Venue Files@239.255.48.2:48002=\(work)/out", "--file-block", "16", "--file-repair", "6",
                               "--file-symbol-size", "1000", "--file-encoding", "gzip", "--file-tsi", "77",
                               "--drop-rate", "0.05", "--loop", "--duration", "90"])
         defer { send.kill() }
 
         func served(_ path: String) throws -> [UInt8]? {
-            let reply = try get("/files/venue-files/\(path)")
+            let reply = try gateway.get("/files/venue-files/\(path)")
             return reply.status == 200 ? reply.body : nil
         }
         try waitFor("every file served from the cache", timeout: 60) {
             try expected.allSatisfy { try served($0.key) == $0.value }
         }
-        #expect(try get("/files/venue-files/empty.txt").status == 200, "a zero-byte file is an empty 200")
+        #expect(try gateway.get("/files/venue-files/empty.txt").status == 200, "a zero-byte file is an empty 200")
 
         // One item for the channel's files, in the cache's store.
         func channelItem() throws -> JSONValue? {
-            let reply = try get("/api/v1/items?source=file-channel", management: true)
+            let reply = try gateway.get("/api/v1/items?source=file-channel", management: true)
             try #require(reply.status == 200, "\(reply.status) \(reply.text)")
             let list = try JSONParser.parse(reply.body)
             guard case .array(let items)? = list["items"] else { return nil }
@@ -99,7 +78,7 @@ import Testing
         #expect(item["state"] == .string("cached"))
         guard case .array(let files)? = item["files"] else { Issue.record("no files in \(item)"); return }
         #expect(Set(files.compactMap { if case .string(let p)? = $0["path"] { return p } else { return nil } }) == Set(expected.keys))
-        let tableReply = try get("/api/v1/files/venue-files", management: true)
+        let tableReply = try gateway.get("/api/v1/files/venue-files", management: true)
         try #require(tableReply.status == 200, "\(tableReply.status) \(tableReply.text)")
         let table = try JSONParser.parse(tableReply.body)
         guard case .array(let rows)? = table["files"] else { Issue.record("no table in \(table)"); return }
@@ -109,13 +88,13 @@ import Testing
         let recovered = IngestStats.int(table["stats"]?["symbols_recovered"]) ?? 0
 
         // channels.json lists the file channel with its files URL; the announced TSI is the channel's.
-        let channels = try get("/channels.json")
+        let channels = try gateway.get("/channels.json")
         #expect(channels.text.contains("\"files\":\"/files/venue-files/\""), "\(channels.text)")
         #expect(daemon.gateway.channels.first { $0.id == "venue-files" }?.fluteTSI == 77)
 
         // A changed file replaces the item's entry for that path.
         expected["menu.json"] = Array(String(repeating: "{\"item\":\"pretzel\",\"price\":4},\n", count: 280).utf8)
-        try Self.write(["menu.json": expected["menu.json"]!], into: work + "/out")
+        try NetnsGateway.write(["menu.json": expected["menu.json"]!], into: work + "/out")
         try waitFor("the changed menu", timeout: 60) { try served("menu.json") == expected["menu.json"] }
         let after = try #require(try channelItem())
         guard case .array(let later)? = after["files"] else { Issue.record("no files in \(after)"); return }

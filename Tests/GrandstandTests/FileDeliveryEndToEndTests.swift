@@ -30,12 +30,7 @@ import Testing
         for (name, size) in media { files[name] = generator.bytes(size) }
         let clips = media.map { "  <clip src=\"\($0.0)\"/>" }.joined(separator: "\n")
         files["ccast-timeline.xml"] = Array("<?xml version=\"1.0\"?>\n<timeline version=\"\(timelineVersion)\">\n\(clips)\n</timeline>\n".utf8)
-        for (name, bytes) in files {
-            let path = directory + "/" + name
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            // Written aside and renamed: the sender never reads a half-written file.
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-        }
+        try NetnsGateway.write(files, into: directory)
         return files
     }
 
@@ -45,60 +40,41 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: work) }
         let config = try GatewayConfig.decode(Array(Self.config(state: work + "/state").utf8))
         guard TestEnvironment.isRoot, !TestEnvironment.isQEMUUser else {
-            let settings = LiveIngest.Settings(interface: "gs-no-such-if0", configuration: .product(config))
-            let ingest = try LiveIngest(settings: settings, events: EventLog(stderrOnly: true)) { _ in }
-            ingest.start()
-            defer { ingest.stop() }
-            // Polled: under qemu-user the capture thread takes a while to report.
-            try waitFor("the capture's error", timeout: 120) { ingest.snapshot.lastError != nil }
-            #expect(!ingest.snapshot.capturing)
+            try expectNoLiveCaptureHere(config)
             return
         }
         var expected = try Self.writeCCast(into: work + "/out", timelineVersion: 1)
-        let namespace = try NetworkNamespace(prefix: "gs-flute")
-        try namespace.addVethPair()
-        var settings = LiveIngest.Settings(interface: "gsv1", configuration: .product(config))
-        settings.silenceNanoseconds = 60_000_000_000
-        let daemon = Daemon(config: config, board: nil, ingest: settings)
-        try namespace.enter { try daemon.start() }
-        defer { daemon.stop() }
-        let status = try #require(daemon.status)
+        let gateway = try NetnsGateway(prefix: "gs-flute", config: config)
+        defer { gateway.stop() }
+        let namespace = gateway.namespace
         // The wire is recorded for the replay check at the end (-U --immediate-mode: see LiveIngestEndToEndTests).
         let recording = work + "/wire.pcap"
         let tcpdump = try Child(["ip", "netns", "exec", namespace.name, "tcpdump", "-q", "-U", "--immediate-mode",
                                  "-i", "gsv1", "-w", recording])
         defer { tcpdump.kill() }
         try waitFor("tcpdump to start") { FileManager.default.fileExists(atPath: recording) }
-        func get(_ path: String, management: Bool = false, headers: [String] = []) throws -> RawHTTPClient.Reply {
-            try namespace.enter {
-                try RawHTTPClient(port: management ? status.management.port : status.fan.port)
-                    .get(path, headers: management ? headers + ["Authorization: Bearer secret"] : headers)
-            }
-        }
-        let send = try Child(["ip", "netns", "exec", namespace.name, SendEndToEndTests.binary, "send", "--interface", "gsv0",
-                              "--sap-interval", "0.5", "--license", "Test Arena/Test Owner/Test App", "--lead-in", "2",
-                              "--files", "Venue Files@239.255.48.1:48000=\(work)/out", "--file-block", "32", "--file-repair", "8",
+        let send = try gateway.send(["--files", "Venue Files@239.255.48.1:48000=\(work)/out", "--file-block", "32", "--file-repair", "8",
                               "--file-symbol-size", "1200", "--drop-rate", "0.05", "--loop", "--duration", "90"])
         defer { send.kill() }
 
         func served(_ path: String) throws -> [UInt8]? {
-            let reply = try get("/files/venue-files/\(path)")
+            let reply = try gateway.get("/files/venue-files/\(path)")
             return reply.status == 200 ? reply.body : nil
         }
         try waitFor("every file served", timeout: 60) {
             try expected.allSatisfy { try served($0.key) == $0.value }
         }
         // Ranges and validators come from the fan listener's common finish.
-        let range = try get("/files/venue-files/media/poster.jpg", headers: ["Range: bytes=10-19"])
+        let range = try gateway.get("/files/venue-files/media/poster.jpg", headers: ["Range: bytes=10-19"])
         #expect(range.status == 206)
         #expect(range.body == Array(expected["media/poster.jpg"]?[10...19] ?? []))
-        let etag = try #require(try get("/files/venue-files/media/poster.jpg").headers["etag"])
-        #expect(try get("/files/venue-files/media/poster.jpg", headers: ["If-None-Match: \(etag)"]).status == 304)
-        #expect(try get("/files/venue-files/../state/management-token").status == 404)
-        #expect(try get("/files/venue-files/media/../ccast-timeline.xml").status == 404)
+        let etag = try #require(try gateway.get("/files/venue-files/media/poster.jpg").headers["etag"])
+        #expect(try gateway.get("/files/venue-files/media/poster.jpg", headers: ["If-None-Match: \(etag)"]).status == 304)
+        #expect(try gateway.get("/files/venue-files/../state/management-token").status == 404)
+        #expect(try gateway.get("/files/venue-files/media/../ccast-timeline.xml").status == 404)
 
         // The distribution table.
-        let table = try JSONParser.parse(try get("/api/v1/files/venue-files", management: true).body)
+        let table = try JSONParser.parse(try gateway.get("/api/v1/files/venue-files", management: true).body)
         guard case .array(let rows)? = table["files"] else { Issue.record("no files in \(table)"); return }
         #expect(Set(rows.compactMap { row -> String? in if case .string(let s)? = row["path"] { return s } else { return nil } })
                 == Set(expected.keys))
@@ -107,10 +83,10 @@ import Testing
         let recovered = IngestStats.int(table["stats"]?["symbols_recovered"]) ?? 0
         #expect(IngestStats.int(table["stats"]?["objects_completed"]) == 4)
         #expect(IngestStats.int(table["stats"]?["flute_malformed_dropped"]) == 0)
-        let all = try get("/api/v1/files", management: true)
+        let all = try gateway.get("/api/v1/files", management: true)
         #expect(all.status == 200 && all.text.contains("venue-files"))
         // Arrival events are on the channel's message ring (and its SSE stream).
-        let messages = try get("/channels/venue-files/messages.json")
+        let messages = try gateway.get("/channels/venue-files/messages.json")
         #expect(messages.status == 200 && messages.text.contains("ccast-timeline.xml"))
 
         // The timeline changes: the next round carries it under a new TOI and FDT instance.

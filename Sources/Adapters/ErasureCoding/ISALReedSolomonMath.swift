@@ -1,4 +1,5 @@
 import CGSISAL
+import GrandstandConcurrency
 import GrandstandCore
 #if canImport(Glibc)
 import Glibc
@@ -79,25 +80,13 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
     public private(set) var decodeCacheHits = 0
     public private(set) var decodeCacheMisses = 0
 
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let lock = Lock()
 
     public init(maxCachedPatterns: Int = 512) {
         self.maxCachedPatterns = maxCachedPatterns
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
     }
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    private func locked<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
-    }
+    private func locked<R>(_ body: () throws -> R) rethrows -> R { try lock.withLock(body) }
 
     /// The codec for k sources and m repairs, built on first use.
     public func codec(sourceCount k: Int, repairCount m: Int) throws -> ReedSolomonCodec {

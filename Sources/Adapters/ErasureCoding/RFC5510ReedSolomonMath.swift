@@ -1,4 +1,5 @@
 import CGSISAL
+import GrandstandConcurrency
 import GrandstandCore
 #if canImport(Glibc)
 import Glibc
@@ -42,24 +43,11 @@ public final class RFC5510ReedSolomonMath: ReedSolomonMath, @unchecked Sendable 
 
     private var codecs: [Shape: ReedSolomonCodec] = [:]
     private var decoders: [Pattern: ReedSolomonDecoder] = [:]
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let lock = Lock()
 
-    public init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
+    public init() {}
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    private func locked<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
-    }
+    private func locked<R>(_ body: () throws -> R) rethrows -> R { try lock.withLock(body) }
 
     /// The RFC 5510 codec for k sources and m repairs, built on first use.
     public func codec(sourceCount k: Int, repairCount m: Int) throws -> ReedSolomonCodec {

@@ -52,6 +52,33 @@ func best(_ runs: Int = 3, _ body: () -> Void) -> Int64 {
     return result
 }
 
+/// The memcpy reference: the same source bytes copied window by window (best of `best`).
+func memcpyTime(windows: Int, bytesPerWindow: Int) -> Int64 {
+    let total = windows * bytesPerWindow
+    let copyFrom = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
+    let copyTo = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
+    defer { copyFrom.deallocate(); copyTo.deallocate() }
+    copyFrom.initialize(repeating: 1, count: total)
+    copyTo.initialize(repeating: 0, count: total)
+    return best { for w in 0..<windows { memcpy(copyTo + w * bytesPerWindow, copyFrom + w * bytesPerWindow, bytesPerWindow) } }
+}
+
+/// ISA-L alone over `windows` distinct blocks of `rows` symbols (not one cache-resident buffer):
+/// `body` gets the first `inputs` rows and the next `outputs` rows of each window.
+func isalTime(windows: Int, inputs: Int, outputs: Int, symbol: Int,
+              _ body: (_ inputs: [UnsafeMutablePointer<UInt8>?], _ outputs: [UnsafeMutablePointer<UInt8>?]) -> Void) -> Int64 {
+    let stride = (inputs + outputs) * symbol
+    let block = UnsafeMutablePointer<UInt8>.allocate(capacity: windows * stride)
+    defer { block.deallocate() }
+    block.initialize(repeating: 7, count: windows * stride)
+    return best {
+        for w in 0..<windows {
+            let base = block + w * stride
+            body((0..<inputs).map { Optional(base + $0 * symbol) }, (0..<outputs).map { Optional(base + (inputs + $0) * symbol) })
+        }
+    }
+}
+
 func mbps(_ bytes: Int, _ ns: Int64) -> Double { Double(bytes) / (Double(ns) / 1e9) / 1e6 }
 func fmt(_ x: Double, _ digits: Int = 0) -> String {
     var scale = 1.0
@@ -144,25 +171,10 @@ for (k, m) in [(20, 5), (50, 10), (100, 20)] where onlyK == nil || onlyK == k {
         let survivors = (0..<k).filter { !lost.contains($0) } + (0..<e).map { k + $0 }
         let table = try! codec.decoder(forReceived: survivors)
         let symbol = payload + 14
-        let stride = (k + e) * symbol
-        let block = UnsafeMutablePointer<UInt8>.allocate(capacity: windows * stride)
-        block.initialize(repeating: 7, count: windows * stride)
-        let isalTime = best {
-            for w in 0..<windows {
-                let base = block + w * stride
-                let inputs = (0..<k).map { Optional(base + $0 * symbol) }
-                let outputs = (0..<e).map { Optional(base + (k + $0) * symbol) }
-                try! table.reconstructUnsafe(length: symbol, survivors: inputs, into: outputs)
-            }
+        let isalTime = isalTime(windows: windows, inputs: k, outputs: e, symbol: symbol) { inputs, outputs in
+            try! table.reconstructUnsafe(length: symbol, survivors: inputs, into: outputs)
         }
-        block.deallocate()
-        let total = windows * k * payload
-        let copyFrom = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
-        let copyTo = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
-        copyFrom.initialize(repeating: 1, count: total)
-        copyTo.initialize(repeating: 0, count: total)
-        let copyTime = best { for w in 0..<windows { memcpy(copyTo + w * k * payload, copyFrom + w * k * payload, k * payload) } }
-        copyFrom.deallocate(); copyTo.deallocate()
+        let copyTime = memcpyTime(windows: windows, bytesPerWindow: k * payload)
         let bytes = windows * k * payload
         latencies.sort()
         let p50 = latencies[latencies.count / 2], p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
@@ -214,25 +226,10 @@ for (k, m) in [(20, 5), (50, 10), (100, 20)] {
     }
     let codec = try! ReedSolomonCodec(sourceCount: k, repairCount: m)
     let symbol = payload + 14
-    let stride = (k + m) * symbol
-    let block = UnsafeMutablePointer<UInt8>.allocate(capacity: windows * stride)
-    block.initialize(repeating: 3, count: windows * stride)
-    let isalTime = best {
-        for w in 0..<windows {
-            let base = block + w * stride
-            let sources = (0..<k).map { Optional(base + $0 * symbol) }
-            let repairs = (0..<m).map { Optional(base + (k + $0) * symbol) }
-            try! codec.encodeUnsafe(length: symbol, sources: sources, repairs: repairs)
-        }
+    let isalTime = isalTime(windows: windows, inputs: k, outputs: m, symbol: symbol) { sources, repairs in
+        try! codec.encodeUnsafe(length: symbol, sources: sources, repairs: repairs)
     }
-    block.deallocate()
-    let total = windows * k * payload
-    let copyFrom = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
-    let copyTo = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
-    copyFrom.initialize(repeating: 1, count: total)
-    copyTo.initialize(repeating: 0, count: total)
-    let copyTime = best { for w in 0..<windows { memcpy(copyTo + w * k * payload, copyFrom + w * k * payload, k * payload) } }
-    copyFrom.deallocate(); copyTo.deallocate()
+    let copyTime = memcpyTime(windows: windows, bytesPerWindow: k * payload)
     let bytes = windows * k * payload
     print("| \(k) | \(m) | \(fmt(mbps(bytes, encodeTime))) | \(fmt(mbps(bytes, isalTime))) | \(fmt(mbps(bytes, copyTime))) | \(fmt(Double(isalTime) / Double(encodeTime), 2)) |")
 }

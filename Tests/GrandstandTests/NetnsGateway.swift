@@ -1,0 +1,62 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import GrandstandCore
+import TestSupport
+import Testing
+@testable import grandstand
+
+/// The live end-to-end bed of the file-channel tests: a private network namespace with a veth
+/// pair, the daemon capturing on `gsv1` inside it, and `grandstand send` on `gsv0`. Needs root
+/// and packet sockets (not qemu-user); `expectNoLiveCaptureHere` covers the other machines.
+struct NetnsGateway {
+    static let license = "Test Arena/Test Owner/Test App"
+
+    let namespace: NetworkNamespace
+    let daemon: Daemon
+    let status: StatusReport
+
+    init(prefix: String, config: GatewayConfig) throws {
+        namespace = try NetworkNamespace(prefix: prefix)
+        try namespace.addVethPair()
+        var settings = LiveIngest.Settings(interface: "gsv1", configuration: .product(config))
+        // No silence re-join while a loaded, emulated machine is still starting the sender.
+        settings.silenceNanoseconds = 60_000_000_000
+        let daemon = Daemon(config: config, board: nil, ingest: settings)
+        try namespace.enter { try daemon.start() }
+        self.daemon = daemon
+        guard let status = daemon.status else {
+            daemon.stop()
+            throw NetnsGatewayError.notStarted
+        }
+        self.status = status
+    }
+
+    func stop() { daemon.stop() }
+
+    /// A GET from inside the namespace, to the fan listener or (with the test token) the management one.
+    func get(_ path: String, management: Bool = false, headers: [String] = []) throws -> RawHTTPClient.Reply {
+        try namespace.enter {
+            try RawHTTPClient(port: management ? status.management.port : status.fan.port)
+                .get(path, headers: management ? headers + ["Authorization: Bearer secret"] : headers)
+        }
+    }
+
+    /// `grandstand send` on the namespace's other veth end, announcing with the test license.
+    func send(_ arguments: [String]) throws -> Child {
+        try Child(["ip", "netns", "exec", namespace.name, SendEndToEndTests.binary, "send", "--interface", "gsv0",
+                   "--sap-interval", "0.5", "--license", Self.license, "--lead-in", "2"] + arguments)
+    }
+
+    /// Each file written aside and renamed into `directory`: the sender never reads a half-written file.
+    static func write(_ files: [String: [UInt8]], into directory: String) throws {
+        for (name, bytes) in files {
+            let path = directory + "/" + name
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        }
+    }
+}
+
+enum NetnsGatewayError: Error { case notStarted }
