@@ -27,8 +27,20 @@ IMAGE_CACHE=${GRANDSTAND_CACHE:-$REPO_DIR/.cache}/image
 # trigger would each run mkinitramfs (≈18 min under emulation at load 20); build_tree runs it
 # once, at the end, for the installed kernel.
 SLOW_HELPERS="/usr/bin/systemd-hwdb /usr/bin/update-mime-database /usr/bin/fc-cache /usr/sbin/update-initramfs"
+# Also diverted while the common tree installs, then run once by a customize hook: depmod (the
+# kernel's postinst; ≈3 min emulated, reading every .ko.xz) runs natively with the host's kmod
+# (same modules.dep/alias/symbols text; the .bin indexes resolve the same in the guest's kmod),
+# and update-ca-certificates (ca-certificates' postinst and its own trigger: two runs, a few
+# forks per certificate under emulation) runs once in the chroot.
+ONCE_HELPERS="/usr/sbin/depmod /usr/sbin/update-ca-certificates"
 DPKG_EXCLUDES=(path-exclude=/usr/share/doc/* path-include=/usr/share/doc/*/copyright
     path-exclude=/usr/share/man/* path-exclude=/usr/share/locale/* path-exclude=/usr/share/info/*)
+# The initramfs holds only the modules that mount the root filesystem (board/*/initramfs-modules,
+# written to the image's /etc/initramfs-tools/modules, so a kernel upgrade on the device builds
+# the same): MODULES=list instead of Debian's MODULES=most (34 MB and minutes under emulation).
+# zstd is not installed (no Recommends), so gzip, which every kernel here reads.
+INITRAMFS_CONF="MODULES=list
+COMPRESS=gzip"
 
 # Stable identifiers from the inputs: uuid NAME -> a UUID, hex8 NAME -> 8 hex digits.
 seed=$(sha256sum "$deb" | cut -c1-32)
@@ -36,6 +48,9 @@ uuid() { printf '%s' "$board $seed $1" | sha256sum | sed -E 's/^(.{8})(.{4}).(.{
 hex8() { printf '%s' "$board $seed $1" | sha256sum | cut -c1-8; }
 
 packages() { sed -e 's/#.*//' "$@" 2>/dev/null | xargs; }
+# The union of every board's initramfs modules (board/*/initramfs-modules), one per line, in
+# first-seen order: one initramfs in the common tree serves every board.
+initramfs_modules() { sed -e 's/#.*//' "$REPO_DIR"/board/*/initramfs-modules | xargs -n1 | awk '!seen[$0]++'; }
 # The .deb's Depends as package names (first alternative, no versions): they go in the common tree.
 deb_depends() { dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed -E 's/\|.*//; s/\(.*\)//; s/[[:space:]]//g' | grep . | sort -u | xargs; }
 
@@ -44,18 +59,35 @@ deb_depends() { dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed -E 's/\|.*//; s/\
 # hook downloads each board's extra packages (board/*/packages.list) with their dependencies into
 # BOARD_DEBS/<board>/ so a board tree is a copy plus dpkg -i (install_debs), no second mmdebstrap.
 build_tree() {
-    local tree=$1 debs_dir=$2 o dpkgopts=(--dpkgopt=force-unsafe-io) divert restore fetch initramfs b
+    local tree=$1 debs_dir=$2 stage=$3 o dpkgopts=(--dpkgopt=force-unsafe-io) divert restore fetch initramfs initramfs_conf \
+        depmod certs b
     for o in "${DPKG_EXCLUDES[@]}"; do dpkgopts+=("--dpkgopt=$o"); done
     # shellcheck disable=SC2016 # $1 and $f expand in mmdebstrap's hook shell
-    divert='for f in '"$SLOW_HELPERS"'; do
+    divert='for f in '"$SLOW_HELPERS $ONCE_HELPERS"'; do
         chroot "$1" dpkg-divert --quiet --local --rename --add "$f"
         printf "#!/bin/sh\nexit 0\n" > "$1$f"; chmod 755 "$1$f"; done'
     # shellcheck disable=SC2016
-    restore='for f in '"$SLOW_HELPERS"'; do
+    restore='for f in '"$SLOW_HELPERS $ONCE_HELPERS"'; do
         rm -f "$1$f"; chroot "$1" dpkg-divert --quiet --local --rename --remove "$f"; done'
     # shellcheck disable=SC2016
+    depmod='for k in $(ls "$1/usr/lib/modules"); do
+        depmod -b "$1" "$k"
+        w="$1/usr/lib/modules/$k/modules.weakdep"
+        [ -e "$w" ] || echo "# Weak dependencies extracted from modules themselves." > "$w"; done'
+    # shellcheck disable=SC2016
+    certs='chroot "$1" update-ca-certificates --fresh >/dev/null'
+    # shellcheck disable=SC2016
     initramfs='for k in $(ls "$1/usr/lib/modules"); do
-        chroot "$1" /usr/sbin/update-initramfs.distrib -c -k "$k"; done'
+        chroot "$1" update-initramfs -c -k "$k"; done'
+    # The initramfs configuration (INITRAMFS_CONF, the boards' module lists), staged on the host.
+    mkdir -p "$stage"
+    { echo "# Written by tools/image/build.sh (docs/flashing.md): the root-disk modules only."
+      printf '%s\n' "$INITRAMFS_CONF"; } > "$stage/initramfs.conf"
+    { echo "# The boards' root-disk modules (tools/image/build.sh: board/*/initramfs-modules)."
+      initramfs_modules; } > "$stage/modules"
+    # shellcheck disable=SC2016
+    initramfs_conf='cp "'"$stage"'/initramfs.conf" "$1/etc/initramfs-tools/conf.d/grandstand"
+        cat "'"$stage"'/modules" >> "$1/etc/initramfs-tools/modules"'
     fetch=
     for b in "$REPO_DIR"/board/*/; do
         b=$(basename "$b")
@@ -68,8 +100,9 @@ build_tree() {
     mmdebstrap --mode=root --arch=arm64 --variant=essential \
         --components=main,non-free-firmware --include="$(echo "$(packages "$IMAGE_DIR/packages.list") $(deb_depends)" | tr ' ' ',')" \
         --aptopt='APT::Install-Recommends "false"' \
-        "${dpkgopts[@]}" --essential-hook="$divert" --customize-hook="$fetch" --customize-hook="$initramfs" \
-        --customize-hook="$restore" \
+        "${dpkgopts[@]}" --essential-hook="$divert" --customize-hook="$fetch" --customize-hook="$depmod" \
+        --customize-hook="$initramfs_conf" --customize-hook="$restore" --customize-hook="$initramfs" \
+        --customize-hook="$certs" \
         trixie "$tree" "deb [signed-by=$KEYRING] $(host_mirror) trixie main non-free-firmware" 2>&1 | sed -u 's/^/  /' >&2
     binfmt_cleanup
     trap - EXIT
@@ -83,6 +116,10 @@ install_debs() {
     trap binfmt_cleanup EXIT
     rm -rf "$root/tmp/install-debs"
     mkdir -p "$root/tmp/install-debs"
+    # The product's own documentation stays (the man page and --help point to it), read after
+    # mmdebstrap's path-exclude list (99mmdebstrap), here and on the device's later upgrades.
+    printf '%s\n' "# tools/image/build.sh: grandstand's documentation is kept (docs/flashing.md)." \
+        "path-include=/usr/share/doc/grandstand/*" > "$root/etc/dpkg/dpkg.cfg.d/99zz-grandstand-docs"
     cp "$@" "$root/tmp/install-debs/"
     # shellcheck disable=SC2016
     unshare --mount --propagation private sh -euc '
@@ -172,7 +209,8 @@ main() {
     local key work root kver img boot_uuid="" root_partuuid disk_uuid f
     mkdir -p "$IMAGE_CACHE" "$out"
     # The common tree's inputs only: no .deb content, no step-2/3 code (a new commit reuses it).
-    key=$({ declare -f build_tree packages deb_depends; echo "$SLOW_HELPERS ${DPKG_EXCLUDES[*]}"
+    key=$({ declare -f build_tree packages deb_depends initramfs_modules
+            echo "$SLOW_HELPERS $ONCE_HELPERS ${DPKG_EXCLUDES[*]} $INITRAMFS_CONF"; initramfs_modules
             packages "$IMAGE_DIR/packages.list"; deb_depends
             for f in "$REPO_DIR"/board/*/packages.list; do echo "$f"; packages "$f"; done; } |
         sha256sum | cut -c1-16)
@@ -184,7 +222,7 @@ main() {
         rm -rf "$IMAGE_CACHE"/common-*
         mkdir -p "$work"
         SECONDS=0
-        build_tree "$work/tree" "$work/board-debs"
+        build_tree "$work/tree" "$work/board-debs" "$work/initramfs"
         touch "$work/tree.READY"
         log "common root tree in $SECONDS s"
     fi
