@@ -17,25 +17,6 @@ func jpegDimensions(_ jpeg: [UInt8]) -> (width: Int, height: Int)? {
     return nil
 }
 
-/// The code-length counts (BITS) of each DHT table in a JPEG, by table class and id (Tc << 4 | Th).
-func jpegHuffmanBits(_ jpeg: [UInt8]) -> [UInt8: [UInt8]] {
-    var tables: [UInt8: [UInt8]] = [:]
-    var i = 2
-    while i + 4 <= jpeg.count, jpeg[i] == 0xFF, jpeg[i + 1] != 0xDA {
-        let length = Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3])
-        if jpeg[i + 1] == 0xC4 {
-            var j = i + 4
-            while j + 17 <= min(i + 2 + length, jpeg.count) {
-                let bits = Array(jpeg[(j + 1)...(j + 16)])
-                tables[jpeg[j]] = bits
-                j += 17 + bits.reduce(0) { $0 + Int($1) }
-            }
-        }
-        i += 2 + length
-    }
-    return tables
-}
-
 @Suite struct JPEGTests {
     @Test func keyframeEncodesToAJPEGThatDecodesBackClose() throws {
         let frame = try VideoDecoder.firstKeyframe(in: try MediaFixture.h264.bytes(), codec: .h264)
@@ -57,19 +38,6 @@ func jpegHuffmanBits(_ jpeg: [UInt8]) -> [UInt8: [UInt8]] {
         #expect(meanError <= 3, "mean absolute luma error \(meanError)")
         // A smaller quantiser step gives a bigger file.
         #expect(try JPEGEncoder.encode(frame, qscale: 31).count < jpeg.count)
-    }
-
-    /// Standard tables, not per-picture optimal ones (those buffer every coefficient code of the
-    /// picture: 5.5 MB at 720p per thumbnail). The optimal tables of this picture differ (ffmpeg
-    /// `-huffman optimal`: luma DC BITS 0,3,0,2,3,1,…).
-    @Test func encoderUsesTheStandardHuffmanTables() throws {
-        let frame = try VideoDecoder.firstKeyframe(in: try MediaFixture.h264.bytes(), codec: .h264)
-        let tables = jpegHuffmanBits(try JPEGEncoder.encode(frame))
-        // ITU-T T.81 Annex K.3: luminance DC (K.3), chrominance DC (K.4), luminance AC (K.5), chrominance AC (K.6).
-        #expect(tables[0x00] == [0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0])
-        #expect(tables[0x01] == [0, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0])
-        #expect(tables[0x10] == [0, 2, 1, 3, 3, 2, 4, 3, 5, 5, 4, 4, 0, 0, 1, 0x7D])
-        #expect(tables[0x11] == [0, 2, 1, 2, 4, 4, 3, 4, 7, 5, 4, 4, 0, 1, 2, 0x77])
     }
 
     /// The in-place path (thumbnails) gives the same JPEG as the copying one and leaves the

@@ -1,7 +1,6 @@
 import CGSAVCodec
 
-/// Encodes decoded pictures as baseline JPEG with libavcodec's MJPEG encoder (thumbnails), with
-/// the standard Huffman tables of ITU-T T.81 Annex K (no per-picture table pass).
+/// Encodes decoded pictures as baseline JPEG with libavcodec's MJPEG encoder (thumbnails).
 ///
 /// JPEG samples are full range, so video-range (16...235) YUV is expanded to 0...255 first; no
 /// scaling happens here. Accepts 8-bit planar YUV 4:2:0, 4:2:2 and 4:4:4.
@@ -52,10 +51,6 @@ public enum JPEGEncoder {
         ctx.pointee.time_base = AVRational(num: 1, den: 25)
         ctx.pointee.thread_count = 1
         gs_codec_set_qscale(ctx, frame.frame, Int32(qscale))
-        // Standard tables: optimal ones cost a transient 4 bytes per coefficient (5.5 MB at 720p,
-        // docs/performance.md "Session 6: memory") for files a few per cent smaller.
-        let huffman = gs_mjpeg_use_standard_huffman(ctx)
-        guard huffman >= 0 else { throw MediaCodecError(operation: "av_opt_set(mjpeg huffman=default)", code: huffman) }
         let opened = avcodec_open2(ctx, encoder, nil)
         guard opened >= 0 else { throw MediaCodecError(operation: "avcodec_open2(mjpeg encoder)", code: opened) }
 

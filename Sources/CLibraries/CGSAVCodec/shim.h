@@ -7,7 +7,6 @@
 #include <libavutil/frame.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/imgutils.h>
-#include <libavutil/opt.h>
 #include <errno.h>
 
 /// AVERROR(e) and the FFERRTAG codes are macros Swift cannot import.
@@ -54,12 +53,4 @@ static inline void gs_codec_set_qscale(AVCodecContext *ctx, AVFrame *frame, int 
     ctx->flags |= AV_CODEC_FLAG_QSCALE;
     ctx->global_quality = qscale * FF_QP2LAMBDA;
     frame->quality = qscale * FF_QP2LAMBDA;
-}
-
-/// Selects the MJPEG encoder's standard (Annex K) Huffman tables instead of per-picture optimal
-/// ones: the optimal pass buffers every coefficient code of the picture first (4 bytes per
-/// coefficient: 5.5 MB at 720p). Call between avcodec_alloc_context3 and avcodec_open2.
-static inline int gs_mjpeg_use_standard_huffman(AVCodecContext *ctx) {
-    if (ctx->priv_data == NULL) return AVERROR(EINVAL);
-    return av_opt_set(ctx->priv_data, "huffman", "default", 0);
 }
