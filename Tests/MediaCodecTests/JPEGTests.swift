@@ -40,6 +40,20 @@ func jpegDimensions(_ jpeg: [UInt8]) -> (width: Int, height: Int)? {
         #expect(try JPEGEncoder.encode(frame, qscale: 31).count < jpeg.count)
     }
 
+    /// The in-place path (thumbnails) gives the same JPEG as the copying one and leaves the
+    /// frame expanded to full range.
+    @Test func inPlaceConversionEncodesTheSameJPEG() throws {
+        let stream = try MediaFixture.h264.bytes()
+        let frame = try VideoDecoder.firstKeyframe(in: stream, codec: .h264)
+        let reference = try JPEGEncoder.encode(try VideoDecoder.firstKeyframe(in: stream, codec: .h264))
+        let expanded = try #require(frame.planeBytes(0)).map { JPEGEncoder.expandLuma[Int($0)] }
+        #expect(!frame.isFullRange)
+        let jpeg = try JPEGEncoder.encode(convertingInPlace: frame)
+        #expect(jpeg == reference)
+        #expect(frame.isFullRange)
+        #expect(frame.planeBytes(0) == expanded)
+    }
+
     @Test func rangeExpansionMapsVideoBlackAndWhiteToJPEGs() {
         #expect(JPEGEncoder.expandLuma[16] == 0 && JPEGEncoder.expandLuma[235] == 255)
         #expect(JPEGEncoder.expandLuma[0] == 0 && JPEGEncoder.expandLuma[255] == 255)

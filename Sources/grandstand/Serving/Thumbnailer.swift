@@ -28,8 +28,9 @@ struct Thumbnailer {
         guard let codec else {
             throw ThumbnailError()
         }
+        // The decoder is gone by now; the picture is expanded to full range in place (no copy).
         let frame = try VideoDecoder.firstKeyframe(in: stream, codec: codec)
-        return try JPEGEncoder.encode(frame)
+        return try JPEGEncoder.encode(convertingInPlace: frame)
     }
 }
 

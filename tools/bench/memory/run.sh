@@ -5,6 +5,10 @@
 # bytes its windows hold (sum of hls_bytes_held from /api/v1/stats). Segments live in memory
 # files (memfd) that are not mapped, so not in VmRSS: their allocated pages are added ("memory" =
 # VmRSS + memfd). Target (issue 6): memory <= 64 MB + 1.1 x buffered bytes. Needs root (ip netns), ffmpeg + libx264 for the sample.
+# Measure the binary as it ships: the product is linked with --static-swift-stdlib
+# (packaging/package.mk, cross/build.sh); a dynamically linked build maps the Swift runtime's
+# shared libraries too (~2 MB more file-backed RSS, docs/performance.md "Session 6: memory").
+# The last line breaks the final sample's RSS down by mapping (/proc/PID/smaps).
 #   tools/bench/memory/run.sh [CHANNELS=4] [HEALTH=true|false]
 # Env: GRANDSTAND_BIN (default .build/release/grandstand), SETTLE (seconds before sampling,
 # default 45), SAMPLES (default 6, 5 s apart), WINDOW (rewindWindowSeconds, default 30).
@@ -18,7 +22,8 @@ settle=${SETTLE:-45}
 samples=${SAMPLES:-6}
 window=${WINDOW:-30}
 mkdir -p "$cache"
-[ -x "$bin" ] || { echo "no $bin: swift build -c release --product grandstand" >&2; exit 1; }
+[ -x "$bin" ] || { echo "no $bin: swift build -c release --product grandstand --static-swift-stdlib" >&2; exit 1; }
+if ldd "$bin" | grep -q libswiftCore; then linkage="Swift runtime shared (not as shipped)"; else linkage="Swift runtime static (as shipped)"; fi
 
 sample=$cache/sample-5M.ts
 if [ ! -s "$sample" ]; then
@@ -47,7 +52,7 @@ ip netns exec "$ns" "$bin" "${send_args[@]}" >"$work/send.log" 2>&1 &
 send_pid=$!
 
 stats() { ip netns exec "$ns" curl -s -H "Authorization: Bearer bench" http://127.0.0.1:18081/api/v1/stats; }
-echo "channels=$channels health=$health window=${window}s sample=$(stat -c %s "$sample") bytes/20 s; settling ${settle}s"
+echo "channels=$channels health=$health window=${window}s sample=$(stat -c %s "$sample") bytes/20 s; $linkage; settling ${settle}s"
 sleep "$settle"
 python3 - "$run_pid" "$samples" "$ns" <<'PY'
 import json, os, subprocess, sys, time
@@ -86,6 +91,28 @@ for i in range(samples):
           f"memory - 1.1 x held = {(r - 1.1*held)/1e6:.1f} MB (anon {status('RssAnon')/1e6:.1f}, "
           f"file {status('RssFile')/1e6:.1f}, shmem {status('RssShmem')/1e6:.1f}); decoded {decoded}, dropped {dropped} (skipped {skipped})", flush=True)
     if i + 1 < samples: time.sleep(5)
+def breakdown():
+    # Anonymous pages (malloc heaps and mmaps, thread stacks, and the copy-on-write pages of the
+    # libraries' relocations) vs file-backed pages per mapping kind.
+    anon = {"heap": 0, "anonymous mmaps": 0, "library COW": 0}; files = {}; name = ""
+    for line in open(f"/proc/{pid}/smaps"):
+        fields = line.split()
+        if "-" in fields[0] and not fields[0].endswith(":"):
+            name = fields[5] if len(fields) > 5 else ""
+        elif fields[0] in ("Rss:", "Anonymous:"):
+            kb = int(fields[1]) * 1024
+            if fields[0] == "Anonymous:":
+                key = "heap" if name == "[heap]" else "anonymous mmaps" if name in ("", "[stack]") else "library COW"
+                anon[key] += kb
+                if name.startswith("/"): files[name] = files.get(name, 0) - kb
+            elif name.startswith("/") and not name.startswith("/memfd"):
+                files[name] = files.get(name, 0) + kb
+            elif name.startswith("socket:"):
+                files["capture ring"] = files.get("capture ring", 0) + kb
+    top = sorted(files.items(), key=lambda kv: -kv[1])
+    return (" ".join(f"{k} {v/1e6:.1f}" for k, v in anon.items()) + f"; file-backed {sum(files.values())/1e6:.1f} MB in {len(files)} mappings, largest: "
+            + ", ".join(f"{os.path.basename(k)} {v/1e6:.1f}" for k, v in top[:6]))
+print("breakdown (MB): " + breakdown())
 worst = max(r - 1.1 * h for r, h, _ in rows)
 print(f"max memory (RSS + memfd) {max(r for r,_,_ in rows)/1e6:.1f} MB; max memory - 1.1 x held {worst/1e6:.1f} MB (target <= 64 MB): "
       + ("PASS" if worst <= 64e6 else "OVER"))
