@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "CGSGpiod", dependencies: ["CGSGpiodSystem"], path: "Sources/CLibraries/CGSGpiod"),
         // MHD_start_daemon is variadic; the shim gives Swift a fixed-argument entry point.
         .target(name: "CGSMicroHTTPD", dependencies: ["CGSMicroHTTPDSystem"], path: "Sources/CLibraries/CGSMicroHTTPD"),
+        // epoll, eventfd, sendfile, accept4 for the grandstand HTTP engine (not in Glibc's module).
+        .target(name: "CGSEventLoop", path: "Sources/CLibraries/CGSEventLoop"),
 
         // Version and commit of the build, written by `make` (tools/build-stamp.sh).
         .target(name: "CGSBuildStamp", path: "Sources/CLibraries/CGSBuildStamp"),
@@ -53,7 +55,7 @@ let package = Package(
         .target(name: "ErasureCoding", dependencies: ["CGSISAL", "GrandstandCore", "GrandstandConcurrency"], path: "Sources/Adapters/ErasureCoding"),
         .target(name: "WiFi", dependencies: ["CGSNetlink", "GrandstandCore"], path: "Sources/Adapters/WiFi"),
         .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
-        .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem"], path: "Sources/Adapters/HTTPServer"),
+        .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem", "CGSEventLoop", "GrandstandCore"], path: "Sources/Adapters/HTTPServer"),
         // Outgoing HTTP/1.1 (the management CLI's requests, report POSTs): Glibc sockets only.
         .target(name: "HTTPClient", dependencies: ["GrandstandCore"], path: "Sources/Adapters/HTTPClient"),
         // UDP multicast sending (and a joined receiver for tests): Glibc sockets only.

@@ -26,8 +26,8 @@ struct MemoryFileTests {
 
     /// Each answer owns a duplicate descriptor: the file may go (a segment evicted) while the
     /// answer is in flight, and it is still sent whole. Ranges of a file answer only that range.
-    @Test func answersFromAMemoryFileEvenAfterItIsDropped() throws {
-        let server = try HTTPServer(HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { request in
+    @Test(arguments: HTTPEngine.allCases) func answersFromAMemoryFileEvenAfterItIsDropped(engine: HTTPEngine) throws {
+        let server = try engine.start(HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { request in
             guard let file = try? MemoryFile(name: "answer") else { return .text(500, "no memory file") }
             do { try Self.pattern.withUnsafeBytes { try file.append($0) } } catch { return .text(500, "\(error)") }
             var response = HTTPResponse(status: 200, headers: [("Content-Type", "video/mp2t")])

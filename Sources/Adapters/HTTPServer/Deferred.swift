@@ -8,29 +8,49 @@ import Glibc
 /// next part is published). The connection stays suspended (libmicrohttpd suspend/resume, no
 /// thread held) until `respond` is called; only the first call counts.
 public final class HTTPResponder: @unchecked Sendable {
-    // @unchecked: the connection pointer is only used under the PendingRequest's lock.
-    private let pending: PendingRequest
-    private let connection: OpaquePointer
+    // @unchecked: the delivery is itself thread-safe (libmicrohttpd: under the PendingRequest's
+    // lock; the event loop: its mailbox).
+    private let delivery: any ResponseDelivery
     private let transform: (@Sendable (HTTPResponse) -> HTTPResponse)?
 
     init(pending: PendingRequest, connection: OpaquePointer, transform: (@Sendable (HTTPResponse) -> HTTPResponse)? = nil) {
-        self.pending = pending
-        self.connection = connection
+        self.delivery = MHDDelivery(pending: pending, connection: connection)
+        self.transform = transform
+    }
+
+    init(delivery: any ResponseDelivery, transform: (@Sendable (HTTPResponse) -> HTTPResponse)? = nil) {
+        self.delivery = delivery
         self.transform = transform
     }
 
     /// Delivers the answer and resumes the connection; later calls are ignored.
     public func respond(_ response: HTTPResponse) {
-        pending.deliver(transform.map { $0(response) } ?? response, connection: connection)
+        delivery.deliver(transform.map { $0(response) } ?? response)
     }
 
     /// A responder for the same request that passes every answer through `transform` first
     /// (after any transform this one already applies): headers every route adds, conditionals.
     public func adapting(_ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> HTTPResponder {
-        guard let first = self.transform else { return HTTPResponder(pending: pending, connection: connection, transform: transform) }
+        guard let first = self.transform else { return HTTPResponder(delivery: delivery, transform: transform) }
         let chained: @Sendable (HTTPResponse) -> HTTPResponse = { transform(first($0)) }
-        return HTTPResponder(pending: pending, connection: connection, transform: chained)
+        return HTTPResponder(delivery: delivery, transform: chained)
     }
+}
+
+/// Where a deferred answer goes: the engine's side of `HTTPResponder` (any thread; first wins).
+protocol ResponseDelivery: AnyObject {
+    func deliver(_ response: HTTPResponse)
+}
+
+/// libmicrohttpd: store the answer in the request's slot and resume the connection.
+final class MHDDelivery: ResponseDelivery {
+    let pending: PendingRequest
+    let connection: OpaquePointer
+    init(pending: PendingRequest, connection: OpaquePointer) {
+        self.pending = pending
+        self.connection = connection
+    }
+    func deliver(_ response: HTTPResponse) { pending.deliver(response, connection: connection) }
 }
 
 extension PendingRequest {

@@ -35,6 +35,8 @@ public final class HTTPStream: @unchecked Sendable {
     private var closed = false
     private var suspended = false
     private var connection: OpaquePointer?
+    /// The event-loop engine's wake-up (instead of a libmicrohttpd connection to resume).
+    private var waker: (@Sendable () -> Void)?
     private var lastSendNanoseconds = monotonicNanoseconds()
     private var dropped = 0
     private var onClose: [@Sendable () -> Void] = []
@@ -92,6 +94,31 @@ public final class HTTPStream: @unchecked Sendable {
 
     func attach(_ connection: OpaquePointer) { lock.withLock { self.connection = connection } }
 
+    /// Event-loop engine: `wake` runs (under the stream's lock: keep it short) when a pull found
+    /// nothing and something arrived since.
+    func attach(wake: @escaping @Sendable () -> Void) { lock.withLock { waker = wake } }
+
+    /// Event-loop engine: up to `max` queued bytes; empty with `ended` false means wait for the wake.
+    func pull(max: Int) -> (bytes: [UInt8], ended: Bool) {
+        lock.withLock {
+            var out: [UInt8] = []
+            while out.count < max, !queue.isEmpty {
+                let chunk = queue[0]
+                let n = Swift.min(max - out.count, chunk.count - head)
+                if head == 0 && n == chunk.count && out.isEmpty {
+                    out = chunk
+                } else {
+                    out.append(contentsOf: chunk[head..<(head + n)])
+                }
+                head += n
+                queuedBytes -= n
+                if head == chunk.count { queue.removeFirst(); head = 0 }
+            }
+            if out.isEmpty && !finished { suspended = true }
+            return (out, out.isEmpty && finished)
+        }
+    }
+
     /// Copies queued bytes into libmicrohttpd's buffer; suspends the connection when empty.
     func read(into buffer: UnsafeMutableRawPointer, max: Int) -> Int {
         lock.withLock {
@@ -122,6 +149,7 @@ public final class HTTPStream: @unchecked Sendable {
         let callbacks: [@Sendable () -> Void] = lock.withLock {
             closed = true
             connection = nil
+            waker = nil
             queue = []
             queuedBytes = 0
             defer { onClose = [] }
@@ -141,6 +169,9 @@ public final class HTTPStream: @unchecked Sendable {
         if suspended, let connection {
             suspended = false
             MHD_resume_connection(connection)
+        } else if suspended, let waker {
+            suspended = false
+            waker()
         }
     }
 }

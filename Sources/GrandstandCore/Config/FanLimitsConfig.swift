@@ -14,12 +14,20 @@ extension GatewayConfig {
         public var headerTimeoutSeconds = 10
         /// Request line plus headers per connection; larger requests get 414/431.
         public var headerBytes = 32 * 1024
-        /// Listener threads (libmicrohttpd thread pool).
+        /// Listener threads (libmicrohttpd thread pool; the grandstand engine runs one).
         public var threads = 1
+        /// The HTTP/1.1 engine (docs/serving.md, "Engines").
+        public var engine = Engine.grandstand
 
         public init() {}
 
-        static let keys: Set<String> = ["connections", "perClient", "idleTimeoutSeconds", "headerTimeoutSeconds", "headerBytes", "threads"]
+        static let keys: Set<String> = ["connections", "perClient", "idleTimeoutSeconds", "headerTimeoutSeconds", "headerBytes", "threads", "engine"]
+
+        /// `grandstand`: our epoll loop sending like nginx; `libmicrohttpd`: the library, as before.
+        public enum Engine: String, Sendable, Equatable, CaseIterable {
+            case grandstand
+            case libmicrohttpd
+        }
     }
 
     static func decodeFanLimits(_ value: JSONValue?, at path: JSONPath, _ reader: inout JSONReader) -> FanLimits {
@@ -33,6 +41,13 @@ extension GatewayConfig {
                                                      in: 1...3600) ?? limits.headerTimeoutSeconds
         limits.headerBytes = reader.integer(object["headerBytes"], at: object.path("headerBytes"), in: 4096...1_048_576) ?? limits.headerBytes
         limits.threads = reader.integer(object["threads"], at: object.path("threads"), in: 1...64) ?? limits.threads
+        if let name = reader.string(object["engine"], at: object.path("engine")) {
+            if let engine = FanLimits.Engine(rawValue: name) {
+                limits.engine = engine
+            } else {
+                reader.report(object.path("engine"), "\"\(name)\" is not an engine (expected grandstand or libmicrohttpd)")
+            }
+        }
         if limits.perClient > limits.connections {
             reader.report(object.path("perClient"), "\(limits.perClient) is more than connections (\(limits.connections))")
         }

@@ -24,7 +24,7 @@ final class Daemon {
     var ingest: LiveIngest? { ingestSlot.live }
     /// Reads whichever capture is running at call time (for threads that outlive a replacement).
     var ingestSnapshots: @Sendable () -> IngestSnapshot? { let slot = ingestSlot; return { slot.live?.snapshot } }
-    private(set) var fanServer: HTTPServer?
+    private(set) var fanServer: (any HTTPListener)?
     private(set) var managementServer: HTTPServer?
     private(set) var status: StatusReport?
     private(set) var leds: StatusLEDs?
@@ -91,9 +91,9 @@ final class Daemon {
         self.health = health
         // The listeners answer with the bound ports, so start them on a placeholder report first.
         let box = StatusBox()
-        let fan: HTTPServer, management: HTTPServer
+        let fan: any HTTPListener, management: HTTPServer
         do {
-            fan = try HTTPServer(fanConfiguration, deferring: { box.fan($0, $1) })
+            fan = try FanRoutes.engine(config.listeners.fanLimits).start(fanConfiguration, deferring: { box.fan($0, $1) })
             do {
                 management = try HTTPServer(managementConfiguration) { box.management($0) }
             } catch {

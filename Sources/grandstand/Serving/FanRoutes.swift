@@ -27,6 +27,11 @@ struct FanRoutes: Sendable {
         return configuration
     }
 
+    /// The HTTP engine `listeners.fanLimits.engine` names (docs/serving.md, "Engines").
+    static func engine(_ limits: GatewayConfig.FanLimits) -> HTTPEngine {
+        limits.engine == .libmicrohttpd ? .libmicrohttpd : .grandstand
+    }
+
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
         let finishing = responder.adapting { FanResponse.finish($0, for: request) }
         return route(request, finishing).map { FanResponse.finish($0, for: request) }

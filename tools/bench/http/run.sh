@@ -9,7 +9,8 @@
 # servers alternate within each round; the median round of each counts, by rate),
 # SERVER_CPU (default 0), WRK_CPU (default 1), GRANDSTAND_CACHE (default ./.cache), SWIFT,
 # SKIP_BUILD=1 (use the existing release build), GRANDSTAND_BIN (measure this binary), FAN_ARGS
-# (more bench-fan options, e.g. "--storage array" to answer segments from memory instead of sendfile),
+# (more bench-fan options, e.g. "--engine libmicrohttpd" for the library engine instead of our own
+# epoll engine, the default; "--storage array" to answer segments from memory instead of sendfile),
 # MHD=trixie (run the fan listener on Debian trixie's libmicrohttpd 1.0.x, the product's, fetched
 # by tools/bench/http/trixie-mhd.sh into the cache and loaded with LD_LIBRARY_PATH).
 set -euo pipefail
@@ -64,6 +65,9 @@ for _ in $(seq 100); do [[ -e /proc/$FAN_PID/maps ]] && grep -q libmicrohttpd "/
 echo "fan listener loaded: $(grep -o '/[^ ]*libmicrohttpd[^ ]*' "/proc/$FAN_PID/maps" | head -1)" >&2
 for _ in $(seq 100); do grep -q '^ready' "$WORK/fan.log" 2>/dev/null && break; sleep 0.1; done
 grep -q '^ready' "$WORK/fan.log" || { cat "$WORK/fan.log" >&2; echo "http/run.sh: bench-fan did not start" >&2; exit 1; }
+ENGINE=$(sed -n 's/^ready .* engine=\([a-z]*\).*/\1/p' "$WORK/fan.log")
+[[ "$ENGINE" == libmicrohttpd ]] && ENGINE_NAME="engine libmicrohttpd: $MHD_NAME" || ENGINE_NAME="engine ${ENGINE:-?} (epoll, sendfile)"
+echo "fan listener engine: ${ENGINE:-unknown}" >&2
 FAN="http://127.0.0.1:$FAN_PORT/channels/cam"
 curl -sf -o "$WORK/www/channels/cam/live.m3u8" "$FAN/live.m3u8"
 curl -sf -o "$WORK/www/channels/cam/$SEGMENT" "$FAN/$SEGMENT"
@@ -136,7 +140,7 @@ for round in $(seq "$ROUNDS"); do
 done
 
 echo "load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "HTTP benchmark: fan listener ($MHD_NAME, 1 thread) vs $(nginx -v 2>&1 | sed 's/nginx version: //') (1 worker, sendfile), both on CPU $SERVER_CPU; wrk on CPU $WRK_CPU; ${SECONDS_EACH} s per run, median of $ROUNDS rounds"
+echo "HTTP benchmark: fan listener ($ENGINE_NAME, 1 thread) vs $(nginx -v 2>&1 | sed 's/nginx version: //') (1 worker, sendfile), both on CPU $SERVER_CPU; wrk on CPU $WRK_CPU; ${SECONDS_EACH} s per run, median of $ROUNDS rounds"
 echo "playlist $PLAYLIST_BYTES B, segment $SEGMENT_BYTES B"
 echo
 echo "| connections | resource | fan req/s | nginx req/s | ratio | fan MB/s | nginx MB/s | ratio | fan p99 ms | nginx p99 ms |"

@@ -1,0 +1,316 @@
+import CGSEventLoop
+import GrandstandCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The loop behind `EventLoopServer`: the listening socket (level-triggered, taken out of the
+/// set while at the connection limit), connections (edge-triggered for reading and writing,
+/// registered once), and an eventfd that other threads write to hand over deferred answers and
+/// stream wake-ups. Everything but the mailbox and the counters lives on the loop's thread.
+final class EventLoop: @unchecked Sendable {
+    // @unchecked: mailbox and counters are under `lock`; the rest is loop-thread only.
+    enum Mail {
+        case answer(UInt64, EventLoopDelivery, HTTPResponse)
+        case streamReady(UInt64)
+    }
+
+    static let listenerID: UInt64 = 0
+    static let wakeID: UInt64 = 1
+
+    let listenFD: Int32
+    let epollFD: Int32
+    let wakeFD: Int32
+    let configuration: HTTPServer.Configuration
+    let handler: HTTPServer.DeferringHandler
+    let streams = StreamRegistry()
+    let parserLimits: HTTP1RequestParser.Limits
+    let headerTimeout: Int64
+    let idleTimeout: Int64
+
+    private let lock = AdapterLock()
+    private var mail: [Mail] = []
+    private var wakePending = false
+    private var stopping = false
+    private var descriptorsClosed = false
+    private var openCount = 0
+    private var cutCount = 0
+
+    var connections: [UInt64: Connection] = [:]
+    private var perClient: [String: Int] = [:]
+    private var nextID: UInt64 = 2
+    private var listening = false
+    private var lastTick: Int64 = 0
+
+    init(listenFD: Int32, configuration: HTTPServer.Configuration, handler: @escaping HTTPServer.DeferringHandler) throws(HTTPServerError) {
+        self.listenFD = listenFD
+        self.configuration = configuration
+        self.handler = handler
+        var limits = HTTP1RequestParser.Limits()
+        limits.maxHeadBytes = configuration.connectionMemoryLimit
+        limits.maxTargetBytes = Swift.max(1024, Swift.min(configuration.connectionMemoryLimit - 1024, 16 * 1024))
+        parserLimits = limits
+        headerTimeout = Int64(configuration.headerTimeoutSeconds) * 1_000_000_000
+        idleTimeout = Int64(configuration.idleTimeoutSeconds) * 1_000_000_000
+        epollFD = gs_el_create()
+        guard epollFD >= 0 else { throw HTTPServerError("epoll_create1", errno: errno) }
+        wakeFD = gs_el_eventfd()
+        guard wakeFD >= 0 else {
+            let code = errno
+            close(epollFD)
+            throw HTTPServerError("eventfd", errno: code)
+        }
+        guard add(wakeFD, id: Self.wakeID, events: in_, edge: false), add(listenFD, id: Self.listenerID, events: in_, edge: false) else {
+            let code = errno
+            close(epollFD)
+            close(wakeFD)
+            throw HTTPServerError("epoll_ctl add", errno: code)
+        }
+        listening = true
+    }
+
+    var statistics: HTTPServer.Statistics {
+        let (open, cut) = lock.withLock { (openCount, cutCount) }
+        return HTTPServer.Statistics(connections: open, slowClientsCut: cut, streams: streams.count, streamChunksDropped: streams.dropped)
+    }
+
+    // MARK: Other threads
+
+    /// Queues `message` and wakes the loop (one eventfd write per batch).
+    func post(_ message: Mail) {
+        let write: Bool = lock.withLock {
+            guard !descriptorsClosed else { return false }
+            mail.append(message)
+            defer { wakePending = true }
+            return !wakePending
+        }
+        if write { signalWake() }
+    }
+
+    func requestStop() {
+        let write: Bool = lock.withLock {
+            guard !descriptorsClosed else { return false }
+            stopping = true
+            return true
+        }
+        if write { signalWake() }
+    }
+
+    private func signalWake() {
+        var one: UInt64 = 1
+        _ = lock.withLock { descriptorsClosed ? 0 : write(wakeFD, &one, 8) }
+    }
+
+    // MARK: The loop's thread
+
+    func run() {
+        // sendfile raises SIGPIPE on a reset peer; this thread takes EPIPE instead.
+        var pipe = sigset_t()
+        sigemptyset(&pipe)
+        sigaddset(&pipe, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipe, nil)
+        var ids = [UInt64](repeating: 0, count: 256)
+        var events = [UInt32](repeating: 0, count: 256)
+        while true {
+            let n = gs_el_wait(epollFD, &ids, &events, 256, 250)
+            let now = monotonicNanoseconds()
+            if n > 0 {
+                for index in 0..<Int(n) {
+                    let id = ids[index]
+                    let flags = events[index]
+                    switch id {
+                    case Self.listenerID: acceptAll(now: now)
+                    case Self.wakeID: drainWake(now: now)
+                    default: if let connection = connections[id] { ready(connection, flags: flags, now: now) }
+                    }
+                }
+            }
+            if lock.withLock({ stopping }) { break }
+            if now - lastTick >= 250_000_000 {
+                lastTick = now
+                tick(now: now)
+            }
+        }
+        shutdown()
+    }
+
+    private func add(_ fd: Int32, id: UInt64, events: UInt32, edge: Bool) -> Bool {
+        gs_el_add(epollFD, fd, events, edge ? 1 : 0, id) == 0
+    }
+
+    private func drainWake(now: Int64) {
+        var value: UInt64 = 0
+        _ = read(wakeFD, &value, 8)
+        let batch: [Mail] = lock.withLock {
+            wakePending = false
+            defer { mail.removeAll(keepingCapacity: true) }
+            return mail
+        }
+        for message in batch {
+            switch message {
+            case .answer(let id, let delivery, let response):
+                guard let connection = connections[id], case .waiting(let current) = connection.phase, current === delivery else { continue }
+                connection.lastActivity = now
+                answer(connection, response, now: now)
+            case .streamReady(let id):
+                guard let connection = connections[id], case .streaming = connection.phase, !connection.hasOutput else { continue }
+                pump(connection, now: now)
+            }
+        }
+    }
+
+    // MARK: Accepting
+
+    private func acceptAll(now: Int64) {
+        while true {
+            if connections.count >= Int(configuration.connectionLimit) {
+                // At the limit: new connections wait in the kernel's backlog until one closes.
+                pauseListening()
+                return
+            }
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    gs_el_accept(listenFD, $0, &length)
+                }
+            }
+            if fd < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                // EAGAIN: all taken. EMFILE/ENFILE/ENOMEM: retry at the next tick.
+                if errno != EAGAIN && errno != EWOULDBLOCK { pauseListening() }
+                return
+            }
+            let client = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress.describe($0) } }
+            let key = client.map(Self.hostPart) ?? ""
+            let count = perClient[key, default: 0]
+            guard count < Int(configuration.perClientLimit) else {
+                // Past the per-client limit: closed unanswered, like libmicrohttpd does.
+                close(fd)
+                continue
+            }
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let id = nextID
+            nextID += 1
+            guard add(fd, id: id, events: in_ | out | rdhup, edge: true) else {
+                close(fd)
+                continue
+            }
+            perClient[key] = count + 1
+            connections[id] = Connection(id: id, fd: fd, client: client, clientKey: key, limits: parserLimits,
+                                         now: now, headerTimeout: headerTimeout)
+            lock.withLock { openCount += 1 }
+        }
+    }
+
+    private func pauseListening() {
+        guard listening else { return }
+        listening = false
+        gs_el_remove(epollFD, listenFD)
+    }
+
+    private func resumeListening(now: Int64) {
+        guard !listening, connections.count < Int(configuration.connectionLimit) else { return }
+        listening = add(listenFD, id: Self.listenerID, events: in_, edge: false)
+        if listening { acceptAll(now: now) }
+    }
+
+    /// `1.2.3.4:80` → `1.2.3.4`, `[::1]:80` → `[::1]`.
+    static func hostPart(_ described: String) -> String {
+        guard let colon = described.lastIndex(of: ":") else { return described }
+        return String(described[..<colon])
+    }
+
+    // MARK: Readiness
+
+    private func ready(_ connection: Connection, flags: UInt32, now: Int64) {
+        if flags & (err | hup) != 0 {
+            closeConnection(connection)
+            return
+        }
+        if flags & out != 0 {
+            connection.writable = true
+            if connection.hasOutput { continueSending(connection, now: now) }
+        }
+        guard connections[connection.id] != nil else { return }
+        if flags & (in_ | rdhup) != 0 {
+            connection.readable = true
+            if flags & rdhup != 0 {
+                connection.peerClosed = true
+                // An event stream's or a blocked reload's client that leaves is gone for good.
+                switch connection.phase {
+                case .streaming, .waiting:
+                    closeConnection(connection)
+                    return
+                default: break
+                }
+            }
+            process(connection, now: now)
+        }
+    }
+
+    /// Closes the socket (epoll forgets it), ends its stream, drops a pending deferred answer.
+    func closeConnection(_ connection: Connection) {
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        close(connection.fd)
+        switch connection.phase {
+        case .waiting(let delivery): delivery.claim()
+        case .streaming(let stream): stream.close()
+        default: break
+        }
+        connection.clearOutput()
+        if let count = perClient[connection.clientKey] {
+            if count <= 1 { perClient.removeValue(forKey: connection.clientKey) } else { perClient[connection.clientKey] = count - 1 }
+        }
+        lock.withLock { openCount -= 1 }
+        if !listening { resumeListening(now: monotonicNanoseconds()) }
+    }
+
+    /// Header deadline (slowloris, keep-alive wait), idle limit, stream heartbeats.
+    private func tick(now: Int64) {
+        if !listening { resumeListening(now: now) }
+        for connection in Array(connections.values) {
+            switch connection.phase {
+            case .head, .body:
+                if headerTimeout > 0, now >= connection.headDeadline {
+                    lock.withLock { cutCount += 1 }
+                    closeConnection(connection)
+                } else if idleTimeout > 0, now - connection.lastActivity >= idleTimeout {
+                    closeConnection(connection)
+                }
+            case .sending:
+                if idleTimeout > 0, now - connection.lastActivity >= idleTimeout { closeConnection(connection) }
+            case .streaming:
+                if connection.hasOutput, idleTimeout > 0, now - connection.lastActivity >= idleTimeout { closeConnection(connection) }
+            case .waiting:
+                break
+            }
+        }
+        for stream in streams.all() { stream.tick(now: now) }
+    }
+
+    private func shutdown() {
+        listening = true   // closing connections must not re-arm the listener
+        for connection in Array(connections.values) { closeConnection(connection) }
+        for stream in streams.all() { stream.close() }
+        lock.withLock {
+            descriptorsClosed = true
+            mail.removeAll()
+        }
+        closeDescriptors()
+    }
+
+    func closeDescriptors() {
+        close(listenFD)
+        close(wakeFD)
+        close(epollFD)
+    }
+}
+
+// epoll's flags as the shim passes them.
+private let in_ = UInt32(GS_EL_IN)
+private let out = UInt32(GS_EL_OUT)
+private let err = UInt32(GS_EL_ERR)
+private let hup = UInt32(GS_EL_HUP)
+private let rdhup = UInt32(GS_EL_RDHUP)
