@@ -208,11 +208,12 @@ make_ext4() {
 main() {
     local key work root kver img boot_uuid="" root_partuuid disk_uuid f
     mkdir -p "$IMAGE_CACHE" "$out"
-    # The common tree's inputs only: no .deb content, no step-2/3 code (a new commit reuses it).
+    # The common tree's inputs only: no .deb content, no step-2/3 code (a new commit reuses it),
+    # and no absolute path (a clone elsewhere or a worktree reuses it too).
     key=$({ declare -f build_tree packages deb_depends initramfs_modules
             echo "$SLOW_HELPERS $ONCE_HELPERS ${DPKG_EXCLUDES[*]} $INITRAMFS_CONF"; initramfs_modules
             packages "$IMAGE_DIR/packages.list"; deb_depends
-            for f in "$REPO_DIR"/board/*/packages.list; do echo "$f"; packages "$f"; done; } |
+            for f in "$REPO_DIR"/board/*/packages.list; do echo "${f#"$REPO_DIR"/}"; packages "$f"; done; } |
         sha256sum | cut -c1-16)
     work=$IMAGE_CACHE/common-$key
     # Exclusive while building (older trees are deleted then), shared while a board copies it.
