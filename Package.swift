@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "ErasureCoding", dependencies: ["CGSISAL", "GrandstandCore", "GrandstandConcurrency"], path: "Sources/Adapters/ErasureCoding"),
         .target(name: "WiFi", dependencies: ["CGSNetlink", "GrandstandCore"], path: "Sources/Adapters/WiFi"),
         .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
-        .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem", "CGSEventLoop", "GrandstandCore"], path: "Sources/Adapters/HTTPServer"),
+        .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem", "CGSEventLoop", "GrandstandCore", "GrandstandConcurrency"], path: "Sources/Adapters/HTTPServer"),
         // Outgoing HTTP/1.1 (the management CLI's requests, report POSTs): Glibc sockets only.
         .target(name: "HTTPClient", dependencies: ["GrandstandCore"], path: "Sources/Adapters/HTTPClient"),
         // UDP multicast sending (and a joined receiver for tests): Glibc sockets only.

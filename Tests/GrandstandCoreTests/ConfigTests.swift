@@ -50,6 +50,27 @@ struct ConfigTests {
         }
     }
 
+    /// `listeners.fanLimits.engine`: our epoll engine unless the operator names libmicrohttpd;
+    /// anything else is refused with its path.
+    @Test(arguments: [(nil, GatewayConfig.FanLimits.Engine.grandstand), ("grandstand", .grandstand),
+                      ("libmicrohttpd", .libmicrohttpd)])
+    func fanEngine(name: String?, engine: GatewayConfig.FanLimits.Engine) throws {
+        let limits = name.map { #","listeners":{"fanLimits":{"engine":"\#($0)"}}"# } ?? ""
+        let text = #"{"license":{"venueName":"V","contentOwner":"O","appDeveloper":"D"},"management":{"token":"t"}"# + limits + "}"
+        #expect(try GatewayConfig.decode(Array(text.utf8)).listeners.fanLimits.engine == engine)
+    }
+
+    @Test func unknownFanEngineIsRefusedWithItsPath() {
+        let text = #"{"license":{"venueName":"V","contentOwner":"O","appDeveloper":"D"},"management":{"token":"t"},"listeners":{"fanLimits":{"engine":"nginx"}}}"#
+        do {
+            _ = try GatewayConfig.decode(Array(text.utf8))
+            Issue.record("accepted engine nginx")
+        } catch {
+            #expect(error.issues.map(\.description) == [
+                "$.listeners.fanLimits.engine: \"nginx\" is not an engine (expected grandstand or libmicrohttpd)"])
+        }
+    }
+
     @Test(arguments: [("0.0.0.0:8080", "0.0.0.0", 8080), ("[::]:80", "::", 80), ("10.1.2.3:0", "10.1.2.3", 0)])
     func listenAddresses(text: String, host: String, port: UInt16) {
         #expect(ListenAddress(parsing: text) == ListenAddress(host: host, port: port))

@@ -70,8 +70,9 @@ import Testing
         #expect(range.body == Array(expected["media/poster.jpg"]?[10...19] ?? []))
         let etag = try #require(try gateway.get("/files/venue-files/media/poster.jpg").headers["etag"])
         #expect(try gateway.get("/files/venue-files/media/poster.jpg", headers: ["If-None-Match: \(etag)"]).status == 304)
-        #expect(try gateway.get("/files/venue-files/../state/management-token").status == 404)
-        #expect(try gateway.get("/files/venue-files/media/../ccast-timeline.xml").status == 404)
+        // Dot segments never reach the routes: the grandstand engine's request parser answers 400.
+        #expect(try gateway.get("/files/venue-files/../state/management-token").status == 400)
+        #expect(try gateway.get("/files/venue-files/media/../ccast-timeline.xml").status == 400)
 
         // The distribution table.
         let table = try JSONParser.parse(try gateway.get("/api/v1/files/venue-files", management: true).body)

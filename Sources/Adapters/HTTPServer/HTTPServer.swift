@@ -1,3 +1,4 @@
+import GrandstandConcurrency
 import CGSMicroHTTPD
 import CGSMicroHTTPDSystem
 #if canImport(Glibc)
@@ -129,7 +130,7 @@ final class ServerContext {
 /// The open streams of one server: heartbeats, shutdown, statistics.
 final class StreamRegistry: @unchecked Sendable {
     // @unchecked: under `lock`.
-    private let lock = AdapterLock()
+    private let lock = Lock()
     private var open: [ObjectIdentifier: HTTPStream] = [:]
     private var droppedClosed = 0
 
@@ -163,7 +164,7 @@ final class PendingRequest {
     var body: [UInt8] = []
     var bodyTooLarge = false
     // Deferred answers (Deferred.swift), under `lock`: the responder may run on any thread.
-    let lock = AdapterLock()
+    let lock = Lock()
     var answered = false
     var suspended = false
     var deferredResponse: HTTPResponse?

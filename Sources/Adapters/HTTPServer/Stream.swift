@@ -1,3 +1,4 @@
+import GrandstandConcurrency
 import CGSMicroHTTPD
 import CGSMicroHTTPDSystem
 #if canImport(Glibc)
@@ -27,7 +28,7 @@ public final class HTTPStream: @unchecked Sendable {
     }
 
     public let limits: Limits
-    private let lock = AdapterLock()
+    private let lock = Lock()
     private var queue: [[UInt8]] = []
     private var head = 0          // bytes of queue[0] already handed to libmicrohttpd
     private var queuedBytes = 0

@@ -1,3 +1,4 @@
+import GrandstandConcurrency
 import GrandstandCore
 #if canImport(Glibc)
 import Glibc
@@ -123,7 +124,7 @@ final class EventLoopDelivery: ResponseDelivery, @unchecked Sendable {
     // @unchecked: `answered` is under `lock`; `loop` posts under its own lock.
     let connectionID: UInt64
     private let loop: EventLoop
-    private let lock = AdapterLock()
+    private let lock = Lock()
     private var answered = false
 
     init(connectionID: UInt64, loop: EventLoop) {

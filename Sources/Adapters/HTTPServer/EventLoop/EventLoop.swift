@@ -1,3 +1,4 @@
+import GrandstandConcurrency
 import CGSEventLoop
 import GrandstandCore
 #if canImport(Glibc)
@@ -28,7 +29,7 @@ final class EventLoop: @unchecked Sendable {
     let headerTimeout: Int64
     let idleTimeout: Int64
 
-    private let lock = AdapterLock()
+    private let lock = Lock()
     private var mail: [Mail] = []
     private var wakePending = false
     private var stopping = false

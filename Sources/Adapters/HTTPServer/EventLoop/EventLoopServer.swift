@@ -1,3 +1,4 @@
+import GrandstandConcurrency
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +14,7 @@ public final class EventLoopServer: HTTPListener, @unchecked Sendable {
     public let port: UInt16
     private let loop: EventLoop
     private var thread: pthread_t?
-    private let stopLock = AdapterLock()
+    private let stopLock = Lock()
 
     public init(_ configuration: HTTPServer.Configuration, deferring handler: @escaping HTTPServer.DeferringHandler) throws(HTTPServerError) {
         let listener = try ListeningSocket(host: configuration.host, port: configuration.port)
