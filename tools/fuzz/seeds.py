@@ -192,6 +192,16 @@ def synthetic_seeds(out):
                            (6, "venueName=Demo%20Stadium;contentOwner=Grandstand;appDeveloper=Grandstand"),
                            (7, "every:10"), (7, "0,5,10-12"), (7, "smpte2022-1:L=5,D=4,row=no"), (7, "reed-solomon:k=20,m=4,port=5002")):
         out.put("query", bytes([selector]) + text.encode())
+    # http1: a split selector, then what a client sent (one request, pipelined ones, bad ones).
+    for selector, text in ((0x40, b"GET /channels/cam/live.m3u8?_HLS_msn=3&_HLS_part=1 HTTP/1.1\r\nHost: gw\r\n\r\n"),
+                           (0x10, b"HEAD / HTTP/1.0\r\n\r\nGET /channels.json HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n"),
+                           (0x7F, b"\r\nGET /channels/cam/seg3.ts HTTP/1.1\nHost: gw\nRange: bytes=0-99\n\n"),
+                           (0x20, b"POST /api HTTP/1.1\r\nHost: gw\r\nContent-Length: 5\r\n\r\nhello"),
+                           (0x30, b"GET /x HTTP/1.1\r\nHost: gw\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"),
+                           (0xC0, b"GET /" + b"a" * 80 + b" HTTP/1.1\r\nHost: gw\r\n\r\n"),
+                           (0x05, b"GET /files/../state/token HTTP/1.1\r\nHost: gw\r\n\r\n"),
+                           (0x50, b"GET /%2e%2e/x%00 HTTP/1.1\r\nHost: gw\r\n folded\r\n\r\n")):
+        out.put("http1", bytes([selector]) + text)
 
 
 if __name__ == "__main__":
