@@ -60,20 +60,11 @@ public struct LicenseTriplet: Sendable, Hashable {
         var iterator = text.utf8.makeIterator()
         while let byte = iterator.next() {
             guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            guard let high = iterator.next().flatMap(asciiHexValue), let low = iterator.next().flatMap(asciiHexValue) else { return nil }
             bytes.append(high << 4 | low)
         }
         let text = String(decoding: bytes, as: UTF8.self)
         return Array(text.utf8) == bytes ? text : nil   // invalid UTF-8 would have been repaired
-    }
-
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: return byte - 0x30
-        case 0x41...0x46: return byte - 0x41 + 10
-        case 0x61...0x66: return byte - 0x61 + 10
-        default: return nil
-        }
     }
 }
 

@@ -117,7 +117,7 @@ enum HTTP1Syntax {
         while i < range.upperBound {
             let byte = bytes[i]
             if byte == 0x25 {
-                guard i + 2 < range.upperBound, let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2]) else { return nil }
+                guard i + 2 < range.upperBound, let high = asciiHexValue(bytes[i + 1]), let low = asciiHexValue(bytes[i + 2]) else { return nil }
                 let decoded = high << 4 | low
                 guard decoded != 0 else { return nil }
                 out.append(decoded)
@@ -128,15 +128,6 @@ enum HTTP1Syntax {
             }
         }
         return String(validating: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: return byte - 0x30
-        case 0x41...0x46: return byte - 0x41 + 10
-        case 0x61...0x66: return byte - 0x61 + 10
-        default: return nil
-        }
     }
 
     /// A `..` segment (after decoding): the path would climb out of where it names.
@@ -151,5 +142,16 @@ extension Substring {
         while let c = s.first, c == " " || c == "\t" { s.removeFirst() }
         while let c = s.last, c == " " || c == "\t" { s.removeLast() }
         return s
+    }
+}
+
+/// The value of one hexadecimal digit (`0-9`, `A-F`, `a-f`), nil for any other byte: the `%XX`
+/// escapes of RFC 3986 §2.1 (request targets here, the license header in Discovery).
+func asciiHexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case 0x30...0x39: return byte - 0x30
+    case 0x41...0x46: return byte - 0x41 + 10
+    case 0x61...0x66: return byte - 0x61 + 10
+    default: return nil
     }
 }
