@@ -18,8 +18,9 @@ let package = Package(
     targets: [
         // MARK: Pure core: formats, state machines, policy. No I/O, no C libraries, time passed in.
         .target(name: "GrandstandCore", path: "Sources/GrandstandCore"),
-        // The one lock shared by adapters and the executable (a pthread mutex; Swift 6.0 has no portable Mutex).
-        .target(name: "GrandstandConcurrency", path: "Sources/GrandstandConcurrency"),
+        // The service runtime: named service threads with a stop/join contract, the clock services
+        // read (system or manual), stop signals every wait sits on, and the shared lock.
+        .target(name: "GrandstandRuntime", dependencies: ["CGSRuntime"], path: "Sources/GrandstandRuntime"),
 
         // MARK: C libraries: [system] module maps (pkg-config + apt) and small prefixed shims.
         .systemLibrary(name: "CGSPcap", path: "Sources/CLibraries/CGSPcap",
@@ -40,6 +41,8 @@ let package = Package(
         .target(name: "CGSGpiod", dependencies: ["CGSGpiodSystem"], path: "Sources/CLibraries/CGSGpiod"),
         // MHD_start_daemon is variadic; the shim gives Swift a fixed-argument entry point.
         .target(name: "CGSMicroHTTPD", dependencies: ["CGSMicroHTTPDSystem"], path: "Sources/CLibraries/CGSMicroHTTPD"),
+        // Thread names (pthread_setname_np is a GNU extension Glibc's module does not show).
+        .target(name: "CGSRuntime", path: "Sources/CLibraries/CGSRuntime"),
         // epoll, eventfd, sendfile, accept4 for the grandstand HTTP engine (not in Glibc's module).
         .target(name: "CGSEventLoop", path: "Sources/CLibraries/CGSEventLoop"),
 
@@ -52,10 +55,10 @@ let package = Package(
         // Implements the core's KeyframeDetector (segmenter) with libavcodec's parser.
         .target(name: "MediaCodec", dependencies: ["CGSAVCodec", "GrandstandCore"], path: "Sources/Adapters/MediaCodec"),
         // Implements the core's ReedSolomonMath (FEC protection windows) with ISA-L.
-        .target(name: "ErasureCoding", dependencies: ["CGSISAL", "GrandstandCore", "GrandstandConcurrency"], path: "Sources/Adapters/ErasureCoding"),
+        .target(name: "ErasureCoding", dependencies: ["CGSISAL", "GrandstandCore", "GrandstandRuntime"], path: "Sources/Adapters/ErasureCoding"),
         .target(name: "WiFi", dependencies: ["CGSNetlink", "GrandstandCore"], path: "Sources/Adapters/WiFi"),
         .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
-        .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem", "CGSEventLoop", "GrandstandCore", "GrandstandConcurrency"], path: "Sources/Adapters/HTTPServer"),
+        .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem", "CGSEventLoop", "GrandstandCore", "GrandstandRuntime"], path: "Sources/Adapters/HTTPServer"),
         // Outgoing HTTP/1.1 (the management CLI's requests, report POSTs): Glibc sockets only.
         .target(name: "HTTPClient", dependencies: ["GrandstandCore"], path: "Sources/Adapters/HTTPClient"),
         // UDP multicast sending (and a joined receiver for tests): Glibc sockets only.
@@ -68,7 +71,7 @@ let package = Package(
             name: "grandstand",
             dependencies: [
                 "GrandstandCore", "Capture", "Systemd", "MediaCodec", "ErasureCoding", "WiFi", "GPIO",
-                "HTTPServer", "HTTPClient", "Multicast", "ContentStore", "CGSBuildStamp", "GrandstandConcurrency",
+                "HTTPServer", "HTTPClient", "Multicast", "ContentStore", "CGSBuildStamp", "GrandstandRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/grandstand"),

@@ -1,5 +1,5 @@
 import CGSISAL
-import GrandstandConcurrency
+import GrandstandRuntime
 import GrandstandCore
 #if canImport(Glibc)
 import Glibc

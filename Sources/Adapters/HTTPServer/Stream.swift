@@ -1,4 +1,4 @@
-import GrandstandConcurrency
+import GrandstandRuntime
 import CGSMicroHTTPD
 import CGSMicroHTTPDSystem
 #if canImport(Glibc)

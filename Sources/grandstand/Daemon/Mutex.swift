@@ -1,4 +1,4 @@
-import GrandstandConcurrency
+import GrandstandRuntime
 
-/// The executable's lock: the shared pthread mutex of GrandstandConcurrency.
-typealias Mutex = GrandstandConcurrency.Lock
+/// The executable's lock: the shared pthread mutex of GrandstandRuntime.
+typealias Mutex = GrandstandRuntime.Lock

@@ -36,8 +36,9 @@ enum FanEvents {
             }
             for message in ring where message.sequence > from { stream.send(event(message)) }
             gateway.dataEvents.subscribe(id, stream)
+            return true
         }
-        guard subscribed != nil else { return .text(404, "no such data channel") }
+        guard subscribed == true else { return .text(404, "no such data channel") }
         return .stream(stream, headers: headers)
     }
 

@@ -1,4 +1,4 @@
-import GrandstandConcurrency
+import GrandstandRuntime
 import GrandstandCore
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import GrandstandConcurrency
+import GrandstandRuntime
 import CGSEventLoop
 import GrandstandCore
 #if canImport(Glibc)

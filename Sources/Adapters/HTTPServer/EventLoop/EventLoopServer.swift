@@ -1,4 +1,4 @@
-import GrandstandConcurrency
+import GrandstandRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
