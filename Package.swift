@@ -85,6 +85,7 @@ let package = Package(
         // MARK: Tests: one target per module; fixtures live beside them under Tests/Fixtures.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "GrandstandCoreTests", dependencies: ["GrandstandCore", "Capture", "TestSupport"]),
+        .testTarget(name: "GrandstandRuntimeTests", dependencies: ["GrandstandRuntime"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "MediaCodecTests", dependencies: ["MediaCodec", "GrandstandCore", "TestSupport"]),
@@ -95,6 +96,6 @@ let package = Package(
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer"]),
         .testTarget(name: "MulticastTests", dependencies: ["Multicast", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "ContentCacheTests", dependencies: ["ContentStore", "GrandstandCore", "HTTPClient", "TestSupport"]),
-        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "Multicast", "HTTPClient", "TestSupport"]),
+        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "GrandstandRuntime", "Multicast", "HTTPClient", "TestSupport"]),
     ]
 )

@@ -39,11 +39,15 @@ public final class ManualClock: Clock {
         state.withLock { $0.wall &+= nanoseconds }
     }
 
-    /// How many threads are sleeping on this clock now.
-    public var sleepers: Int { state.withLock { $0.sleepers.count } }
+    /// How many threads are parked on this clock now: sleeping towards a deadline still ahead
+    /// (one whose deadline has come is on its way out and does not count).
+    public var sleepers: Int {
+        state.withLock { state in state.sleepers.values.filter { $0.deadline > state.monotonic }.count }
+    }
 
-    /// Blocks until at least `count` threads sleep on this clock, or `timeoutNanoseconds` of
-    /// real time pass (false then): how a test knows a service is idle before it steps time.
+    /// Blocks until at least `count` threads are parked on this clock, or `timeoutNanoseconds`
+    /// of real time pass (false then): how a test knows a service has done the work of the last
+    /// step and is idle again before it steps time once more.
     @discardableResult
     public func waitForSleepers(_ count: Int, timeoutNanoseconds: Int64 = 10_000_000_000) -> Bool {
         let deadline = SystemClock().monotonicNanoseconds() + timeoutNanoseconds

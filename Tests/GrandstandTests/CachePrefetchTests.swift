@@ -21,7 +21,7 @@ import Testing
         config.origin?.query = "sig=abc"
         let cache = try ContentCache(config)
         defer { cache.stop(); cache.removeDirectory() }
-        cache.start()
+        try cache.start()
         _ = try cache.add(.init(id: "goal-1", query: "item=1"))
         let item = try cache.waitForItem("goal-1", [.cached, .failed])
         #expect(item.state == .cached, "\(item.errorDetail ?? "")")
@@ -69,7 +69,7 @@ import Testing
         }
         let cache = try ContentCache(config)
         defer { cache.stop(); cache.removeDirectory() }
-        cache.start()
+        try cache.start()
         _ = try cache.add(.init(id: id))
         let item = try cache.waitForItem(id, [.cached, .failed])
         #expect(item.state == .failed)
@@ -89,7 +89,7 @@ import Testing
         try origin.metadata("flaky", "{\"files\":[{\"url\":\"flaky/clip.bin\",\"size\":5000}]}")
         let cache = try ContentCache(origin.cacheConfig())
         defer { cache.stop(); cache.removeDirectory() }
-        cache.start()
+        try cache.start()
         _ = try cache.add(.init(id: "flaky"))
         #expect(try cache.waitForItem("flaky", [.cached, .failed]).state == .cached)
         #expect(origin.requests.filter { $0.hasPrefix("/media/flaky/clip.bin") }.count == 2)
@@ -102,7 +102,7 @@ import Testing
         try origin.metadata("held", "{\"files\":[{\"url\":\"slow/clip.bin\"}]}")
         let cache = try ContentCache(origin.cacheConfig(timeout: 4, attempts: 1))
         defer { cache.stop(); cache.removeDirectory() }
-        cache.start()
+        try cache.start()
         _ = try cache.add(.init(id: "held"))
         _ = try cache.waitForItem("held", [.downloading])
         #expect(try cache.pause("held")?.state == .paused)
@@ -125,7 +125,7 @@ import Testing
         config.policy.permittedHours = [try #require(.init(String(format: "%02d:00-%02d:00", later, after)))]
         let cache = try ContentCache(config)
         defer { cache.stop(); cache.removeDirectory() }
-        cache.start()
+        try cache.start()
         _ = try cache.add(.init(id: "night"))
         let item = try cache.waitForItem("night", [.idle])
         #expect(item.state == .idle)

@@ -1,5 +1,6 @@
 import Foundation
 import GrandstandCore
+import GrandstandRuntime
 import HTTPServer
 import TestSupport
 import Testing
@@ -12,15 +13,18 @@ import Testing
         var config = GatewayConfig.Cache(directory: NSTemporaryDirectory() + "gs-cache-\(UUID().uuidString)")
         config.policy.sizeBytes = sizeBytes
         config.policy.maxFileBytes = sizeBytes
-        let clock = Clock()
-        return try ContentCache(config, now: { clock.tick() })
+        return try ContentCache(config, clock: TickingClock())
     }
 
-    /// A clock that advances 1 ms per reading, so access order is strict.
-    final class Clock: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: Int64 = 1_763_700_000_000_000_000
-        func tick() -> Int64 { lock.lock(); defer { lock.unlock() }; value += 1_000_000; return value }
+    /// A wall clock that advances 1 ms per reading, so access order is strict.
+    final class TickingClock: GrandstandRuntime.Clock {
+        private let manual = ManualClock(wall: 1_763_700_000_000_000_000)
+        func wallNanoseconds() -> Int64 {
+            manual.advance(by: 1_000_000)
+            return manual.wallNanoseconds()
+        }
+        func monotonicNanoseconds() -> Int64 { manual.monotonicNanoseconds() }
+        func sleep(untilMonotonic deadline: Int64, or stop: StopSignal) -> Bool { manual.sleep(untilMonotonic: deadline, or: stop) }
     }
 
     static func received(_ channel: String, _ path: String, _ bytes: [UInt8]) -> ReceivedFile {

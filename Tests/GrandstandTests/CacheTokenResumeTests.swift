@@ -19,7 +19,7 @@ import Testing
         let config = origin.cacheConfig(timeout: 2, attempts: 2)
         let first = try ContentCache(config)
         defer { first.removeDirectory() }
-        first.start()
+        try first.start()
         _ = try first.add(.init(id: "tok-1", headers: ["X-Item-Token": "t-42"], query: "item=42"))
         try waitFor("the origin to stall after half of the clip", timeout: 30) {
             origin.requests.contains { $0.hasPrefix("/media/stall/token/clip.bin - ") }
@@ -31,7 +31,7 @@ import Testing
 
         let second = try ContentCache(config)
         defer { second.stop() }
-        second.start()
+        try second.start()
         let item = try second.waitForItem("tok-1", [.cached, .failed])
         #expect(item.state == .cached, "\(item.error?.rawValue ?? "") \(item.errorDetail ?? "")")
         let (_, file, path) = try #require(second.file("tok-1", path: "clip.bin"))

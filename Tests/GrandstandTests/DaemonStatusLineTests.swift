@@ -35,7 +35,7 @@ import HTTPClient
                                 observe: { lifecycle, _ in HealthObservation(lifecycle: lifecycle, validChannels: channels.count) },
                                 traffic: { 0 })
         let lines = Lines()
-        health.start()
+        try health.start()
         defer { health.stop() }
         health.onStatusLine { lines.append($0) }
         health.setLifecycle(.running)

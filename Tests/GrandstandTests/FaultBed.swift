@@ -121,7 +121,7 @@ func expectNoLiveCaptureHere(_ config: GatewayConfig? = nil, timeout: Double = 1
     let gatewayConfig = try config ?? GatewayConfig.decode(Array(LiveIngestEndToEndTests.config.utf8))
     let settings = LiveIngest.Settings(interface: "gs-no-such-if0", configuration: .product(gatewayConfig))
     let ingest = try LiveIngest(settings: settings, events: EventLog(stderrOnly: true)) { _ in }
-    ingest.start()
+    try ingest.start()
     defer { ingest.stop() }
     // Polled: under qemu-user the capture thread takes a while to report.
     try waitFor("a capture error", timeout: timeout) { ingest.snapshot.lastError != nil }

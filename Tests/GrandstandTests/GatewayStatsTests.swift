@@ -1,5 +1,6 @@
 import Foundation
 import GrandstandCore
+import GrandstandRuntime
 import Testing
 import TestSupport
 @testable import grandstand
@@ -28,7 +29,7 @@ struct GatewayStatsTests {
             time += 1_000_000
         }
         gateway.handle([.channelsChanged([.removed(cam, reason: .deleted), .removed(scores, reason: .deleted)])])
-        let removedAt = realtimeNanoseconds()
+        let removedAt = SystemClock().wallNanoseconds()
 
         // What the ingest pipeline reports: every id it ever listed, with `listed`.
         let ingest = IngestStats(total: ["packets_received": .number(30)],

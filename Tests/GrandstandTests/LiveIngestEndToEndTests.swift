@@ -28,7 +28,7 @@ import Testing
             // No packet capture here: the driver must say why, keep retrying and not crash.
             let settings = LiveIngest.Settings(interface: "gs-no-such-if0", configuration: .product(gatewayConfig))
             let ingest = try LiveIngest(settings: settings, events: EventLog(stderrOnly: true)) { _ in }
-            ingest.start()
+            try ingest.start()
             Thread.sleep(forTimeInterval: 0.5)
             let snapshot = ingest.snapshot
             ingest.stop()
@@ -54,7 +54,7 @@ import Testing
 
         let actions = ActionLog()
         let ingest = try LiveIngest(settings: settings, events: EventLog(stderrOnly: true)) { actions.append($0) }
-        try namespace.enter { ingest.start() }
+        try namespace.enter { try ingest.start() }
         defer { ingest.stop() }
         try waitFor("capture on gsv1") { ingest.snapshot.capturing }
         // SAP groups are joined at once, before any channel is known.
@@ -128,7 +128,7 @@ import Testing
         var settings = LiveIngest.Settings(interface: "gsv1", configuration: .product(gatewayConfig))
         settings.retryNanoseconds = 200_000_000
         let ingest = try LiveIngest(settings: settings, events: EventLog(stderrOnly: true)) { _ in }
-        try namespace.enter { ingest.start() }
+        try namespace.enter { try ingest.start() }
         defer { ingest.stop() }
         try waitFor("capture on gsv1") { ingest.snapshot.capturing && !ingest.snapshot.memberships.isEmpty }
         let held = ingest.snapshot.memberships.count

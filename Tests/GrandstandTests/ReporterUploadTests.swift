@@ -56,7 +56,7 @@ import TestSupport
 
         // Session A: the collector first fails with 500, then answers late, then refuses connections.
         let first = try Reporter(settings: Self.settings(port: collector.port, queue: queue), stateDirectory: state, sources: Self.sources())
-        first.start()
+        try first.start()
         // The reporter counts a failure after reading the 500, a moment after the collector counted
         // the request: wait for the reporter's side.
         try Self.waitUntil("three 500 answers") { collector.requests >= 3 && first.counters.failures >= 3 && first.counters.built >= 2 }
@@ -81,7 +81,7 @@ import TestSupport
         #expect(second.deviceUUID == first.deviceUUID)
         #expect(second.appSessionUUID != first.appSessionUUID)
         #expect(second.counters.queued == leftOnDisk.count)
-        second.start()
+        try second.start()
         usleep(300_000)
         collector.mode = .accept
         try collector.listen()

@@ -71,7 +71,7 @@ import Testing
         let actions = ActionLog()
         let ingest = try LiveIngest(settings: LiveIngest.Settings(interface: "gsv1", configuration: .product(gatewayConfig)),
                                     events: EventLog(stderrOnly: true)) { actions.append($0) }
-        try namespace.enter { ingest.start() }
+        try namespace.enter { try ingest.start() }
         defer { ingest.stop() }
         try waitFor("capture on gsv1") { ingest.snapshot.capturing }
 

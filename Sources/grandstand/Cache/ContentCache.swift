@@ -1,5 +1,6 @@
 import ContentStore
 import GrandstandCore
+import GrandstandRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,16 +19,17 @@ final class ContentCache: ReceivedFileSink, @unchecked Sendable {
     /// Last access per item since its last record (kept in memory: a lookup must not write).
     private var accessed: [String: Int64] = [:]
     var tokens: [String: OriginFetch] = [:]
-    let now: @Sendable () -> Int64
-    private var scheduler: Worker?
-    private var running = false
+    let clock: any Clock
+    private var scheduler: ServiceThread?
+    /// One thread per running download, each joined (Prefetcher.swift).
+    let downloadThreads = ServiceGroup(name: "download")
 
     var policy: CachePolicy { configuration.policy }
     var recovery: RecoveryReport { store.recovery }
 
-    init(_ configuration: GatewayConfig.Cache, now: @escaping @Sendable () -> Int64 = realtimeNanoseconds) throws(ContentStoreError) {
+    init(_ configuration: GatewayConfig.Cache, clock: any Clock = SystemClock()) throws(ContentStoreError) {
         self.configuration = configuration
-        self.now = now
+        self.clock = clock
         store = try ContentStore(directory: configuration.directory)
         // A download the last run left in flight goes back to the queue (its partial file resumes).
         for item in store.items.values where item.state == .downloading {
@@ -200,29 +202,24 @@ final class ContentCache: ReceivedFileSink, @unchecked Sendable {
 
     // MARK: Lifecycle
 
-    /// Starts the scheduler (twice a second: queued items start when the policy allows).
-    func start() {
-        lock.withLock { running = true }
-        let worker = Worker { [weak self] in
-            while let cache = self, cache.lock.withLock({ cache.running }) {
-                cache.schedule()
-                usleep(500_000)
-            }
+    /// Wall-clock time (item times, the daily limit, permitted hours).
+    func now() -> Int64 { clock.wallNanoseconds() }
+
+    /// Starts the scheduler thread (`cache-schedule`, twice a second: queued items start when the
+    /// policy allows).
+    func start() throws(RuntimeError) {
+        scheduler = try ServiceThread(name: "cache-schedule") { [self] stop in
+            repeat { schedule() } while !clock.sleep(nanoseconds: 500_000_000, or: stop)
         }
-        scheduler = worker
-        worker.start()
     }
 
     /// Stops scheduling and asks running downloads to stop (they stay `downloading` on disk and
-    /// resume at the next start).
+    /// resume at the next start): a backoff or a transfer in progress ends at once.
     func stop() {
-        lock.withLock {
-            running = false
-            for control in downloads.values { control.shutdown() }
-        }
-        while lock.withLock({ !downloads.isEmpty }) { usleep(20_000) }
-        scheduler?.join()
+        scheduler?.stop()
         scheduler = nil
+        lock.withLock { for control in downloads.values { control.shutdown() } }
+        downloadThreads.stop()
     }
 }
 

@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 import HTTPClient
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,7 @@ struct FileDownload {
     let partialPath: String
     let maxBytes: Int
     /// True when the download must stop now (pause, delete, shutdown); checked per chunk.
-    let stop: @Sendable () -> Bool
+    let stop: StopSignal
     /// Bytes received, for the daily limit.
     let received: (Int) -> Void
 
@@ -49,7 +50,7 @@ struct FileDownload {
                     failure = OriginFailure(code: .downloadFailed, detail: "\(url) is over the \(maxBytes)-byte file limit", retryable: false)
                     return false
                 }
-                return !stop()
+                return !stop.isRaised
             }
         } catch {
             fsync(fd)
@@ -77,7 +78,7 @@ struct FileDownload {
         }
         _ = ftruncate(fd, off_t(written))
         guard fsync(fd) == 0 else { throw local("fsync", errno) }
-        if stop() { return .stopped }
+        if stop.isRaised { return .stopped }
         if let expected, written < expected {
             throw OriginFailure(code: .itemCorrupted, detail: "\(url): body ended at \(written) of \(expected) bytes", retryable: true)
         }

@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 import HTTPClient
 #if canImport(Glibc)
 import Glibc
@@ -34,6 +35,8 @@ struct OriginFetch: Sendable {
     /// Per-item additions (POST /api/v1/items `headers`, `query`).
     var itemHeaders: [String: String] = [:]
     var itemQuery: String?
+    /// Where the retry backoff waits (the cache's clock).
+    var clock: any Clock = SystemClock()
 
     var headers: [(String, String)] {
         (origin.headers.merging(itemHeaders) { $1 }).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
@@ -60,7 +63,7 @@ struct OriginFetch: Sendable {
     }
 
     /// A small whole response (metadata, playlists); `notFound` is the code a 404 means.
-    func get(_ url: String, notFound: CacheErrorCode, stop: () -> Bool) throws(OriginFailure) -> [UInt8] {
+    func get(_ url: String, notFound: CacheErrorCode, stop: StopSignal) throws(OriginFailure) -> [UInt8] {
         try retrying(stop: stop) { () throws(OriginFailure) -> [UInt8] in
             let (client, target) = try client(self.url(url))
             let response: HTTPClientResponse
@@ -74,16 +77,16 @@ struct OriginFetch: Sendable {
         }
     }
 
-    /// Runs `body` up to `origin.attempts` times while it fails retryably, sleeping 0.5 s, 1 s, 2 s…
-    func retrying<T>(stop: () -> Bool, _ body: () throws(OriginFailure) -> T) throws(OriginFailure) -> T {
-        var delay = 0.5
+    /// Runs `body` up to `origin.attempts` times while it fails retryably, waiting 0.5 s, 1 s,
+    /// 2 s… between attempts; `stop` ends a wait at once (the last failure is thrown).
+    func retrying<T>(stop: StopSignal, _ body: () throws(OriginFailure) -> T) throws(OriginFailure) -> T {
+        var delay: Int64 = 500_000_000
         var attempt = 1
         while true {
             do {
                 return try body()
             } catch {
-                guard error.retryable, attempt < origin.attempts, !stop() else { throw error }
-                usleep(UInt32(delay * 1_000_000))
+                guard error.retryable, attempt < origin.attempts, !clock.sleep(nanoseconds: delay, or: stop) else { throw error }
                 delay *= 2
                 attempt += 1
             }

@@ -1,17 +1,28 @@
 import GrandstandCore
+import GrandstandRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// What a running download is asked to do next (set by API actions and shutdown, read per chunk).
+/// Any request but `run` raises `signal`, which the download checks per chunk and which ends a
+/// retry backoff at once; `finished` is raised when the download's thread is done with it.
 final class DownloadControl: @unchecked Sendable {
     // @unchecked: `request` is only touched under `lock`.
     enum Request { case run, pause, cancel, delete, shutdown }
     private let lock = Mutex()
     private var request = Request.run
+    let signal = StopSignal()
+    let finished = StopSignal()
 
-    func ask(_ next: Request) { lock.withLock { if request == .run { request = next } } }
-    func shutdown() { lock.withLock { request = .shutdown } }
+    func ask(_ next: Request) {
+        lock.withLock { if request == .run { request = next } }
+        signal.raise()
+    }
+    func shutdown() {
+        lock.withLock { request = .shutdown }
+        signal.raise()
+    }
     var current: Request { lock.withLock { request } }
     var shouldStop: Bool { current != .run }
 }
@@ -75,11 +86,17 @@ extension ContentCache {
             return true
         }
         guard claimed else { return }
-        let worker = Worker { [self] in
-            run(id, control)
+        do {
+            try downloadThreads.start { [self] _ in
+                run(id, control)
+                withStateLock { downloads[id] = nil }
+                control.finished.raise()
+            }
+        } catch {
+            // No thread (out of threads, or stopping): the item stays queued for the next round.
             withStateLock { downloads[id] = nil }
+            control.finished.raise()
         }
-        worker.start()
     }
 
     // MARK: Actions
@@ -107,8 +124,13 @@ extension ContentCache {
         if let control = withStateLock({ downloads[id] }) { control.ask(.delete); waitForStop(id) }
     }
 
+    /// Waits until the downloads running now have ended (their threads are done with them).
+    func waitForDownloads() {
+        for control in withStateLock({ Array(downloads.values) }) { _ = control.finished.wait(untilMonotonic: nil) }
+    }
+
     private func waitForStop(_ id: String) {
-        while withStateLock({ downloads[id] != nil }) { usleep(10_000) }
+        if let control = withStateLock({ downloads[id] }) { _ = control.finished.wait(untilMonotonic: nil) }
     }
 
     // MARK: The download
@@ -121,10 +143,11 @@ extension ContentCache {
             fetch.itemHeaders = item.originHeaders
             fetch.itemQuery = item.originQuery
         }
-        let stop: @Sendable () -> Bool = { control.shouldStop }
+        fetch.clock = clock
+        let stop = control.signal
         do {
             var metadata = try loadMetadata(id, fetch: fetch, stop: stop)
-            guard !stop() else { return settle(id, control) }
+            guard !stop.isRaised else { return settle(id, control) }
             let master = metadata.hls.map { fetch.resolve($0, fetch.origin.mediaBaseURL ?? metadata.url) }
             try update(id) { item in
                 if item.state == .metadataNotReceived { try item.move(to: .discovered) }
@@ -145,16 +168,16 @@ extension ContentCache {
                 complete = try downloadHLS(id, master: master, seconds: seconds, fetch: fetch, stop: stop) && complete
             }
             metadata.files = []
-            guard !stop() else { return settle(id, control) }
+            guard !stop.isRaised else { return settle(id, control) }
             try update(id) { try $0.move(to: complete ? .cached : .partiallyCached) }
         } catch let failure as OriginFailure {
-            guard !stop() else { return settle(id, control) }
+            guard !stop.isRaised else { return settle(id, control) }
             _ = try? update(id) { item in
                 if item.state == .paused || item.state == .deleted { return }
                 try item.move(to: .failed, error: failure.code, detail: failure.detail)
             }
         } catch {
-            guard !stop() else { return settle(id, control) }
+            guard !stop.isRaised else { return settle(id, control) }
             _ = try? update(id) { item in
                 try item.move(to: .failed, error: .downloadFailed, detail: "\(error)")
             }
@@ -169,7 +192,7 @@ extension ContentCache {
     }
 
     /// The metadata document: fetched once, then kept as the item's `metadata.json`.
-    private func loadMetadata(_ id: String, fetch: OriginFetch, stop: () -> Bool) throws -> OriginMetadata {
+    private func loadMetadata(_ id: String, fetch: OriginFetch, stop: StopSignal) throws -> OriginMetadata {
         let url = fetch.origin.metadataURL + (fetch.origin.metadataURL.hasSuffix("/") ? "" : "/") + OriginMetadata.escape(id)
         if let (_, _, path) = file(id, path: OriginMetadata.fileName), let bytes = try? readFile(path),
            let metadata = try? OriginMetadata.parse(bytes, url: url) {
@@ -188,20 +211,20 @@ extension ContentCache {
 
     /// Progressive files; true when every one is stored.
     private func downloadFiles(_ id: String, _ files: [OriginMetadata.File], fetch: OriginFetch,
-                               stop: @escaping @Sendable () -> Bool) throws -> Bool {
+                               stop: StopSignal) throws -> Bool {
         for file in files {
-            if stop() { return false }
+            if stop.isRaised { return false }
             if self.file(id, path: file.path) != nil { continue }
             try fetchFile(id, url: fetch.resolve(file.url, fetch.origin.mediaBaseURL ?? fetch.origin.metadataURL), path: file.path,
                           size: file.size, sha256: file.sha256, contentType: file.contentType, fetch: fetch, stop: stop)
         }
-        return !stop()
+        return !stop.isRaised
     }
 
     /// An HLS VOD: the master, its media playlists, and their segments (only those starting in
     /// the first `seconds` when pre-positioning). True when every segment is stored.
     private func downloadHLS(_ id: String, master: String, seconds: Double?, fetch: OriginFetch,
-                             stop: @escaping @Sendable () -> Bool) throws -> Bool {
+                             stop: StopSignal) throws -> Bool {
         var complete = true
         var playlists = [master]
         while let url = playlists.first {
@@ -219,7 +242,7 @@ extension ContentCache {
             let wanted = seconds.map { playlist.prefix(seconds: $0) } ?? playlist.references
             complete = complete && wanted.count == playlist.references.count
             for reference in wanted {
-                if stop() { return false }
+                if stop.isRaised { return false }
                 let segment = OriginURL.resolve(reference.uri, against: url)
                 let segmentPath = OriginURL.localPath(segment, root: master)
                 if file(id, path: segmentPath) != nil { continue }
@@ -231,7 +254,7 @@ extension ContentCache {
     }
 
     private func fetchFile(_ id: String, url: String, path: String, size: Int?, sha256: String?, contentType: String?,
-                           fetch: OriginFetch, stop: @escaping @Sendable () -> Bool) throws {
+                           fetch: OriginFetch, stop: StopSignal) throws {
         if let size, let refusal = policy.refusal(fileBytes: size) {
             throw OriginFailure(code: .downloadFailed, detail: "\(path): \(refusal)", retryable: false)
         }

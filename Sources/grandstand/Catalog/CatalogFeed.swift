@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 import HTTPClient
 #if canImport(Glibc)
 import Glibc
@@ -15,8 +16,8 @@ final class CatalogFeed: @unchecked Sendable {
     private var status = Status()
     private let settings: GatewayConfig.CatalogSource
     private let events: EventLog
-    private var worker: Worker?
-    private var stopping = false
+    private var thread: ServiceThread?
+    private let clock: any Clock
     private var lastFileStamp: (mtime: Int, size: Int)?
 
     /// What `GET /api/v1/catalog/status` shows.
@@ -28,8 +29,9 @@ final class CatalogFeed: @unchecked Sendable {
         var lastError: String?
     }
 
-    init(settings: GatewayConfig.CatalogSource, events: EventLog) {
+    init(settings: GatewayConfig.CatalogSource, events: EventLog, clock: any Clock = SystemClock()) {
         self.settings = settings
+        self.clock = clock
         self.events = events
     }
 
@@ -49,7 +51,7 @@ final class CatalogFeed: @unchecked Sendable {
         }
         lock.withLock {
             current = Catalog(result.fixtures)
-            status = Status(source: source, loadedAtNanoseconds: realtimeNanoseconds(), fixtures: result.fixtures.count,
+            status = Status(source: source, loadedAtNanoseconds: clock.wallNanoseconds(), fixtures: result.fixtures.count,
                             issues: result.issues, lastError: nil)
         }
         let note = result.issues.first.map { "; first problem: \($0)" } ?? ""
@@ -74,26 +76,19 @@ final class CatalogFeed: @unchecked Sendable {
     // MARK: Polling the configured file or URL
 
     /// Loads the configured source once now, then re-checks it every `refreshSeconds`.
-    func start() {
+    /// The thread is `catalog`.
+    func start() throws(RuntimeError) {
         guard settings.feedPath != nil || settings.feedURL != nil else { return }
         refresh()
-        let worker = Worker { [self] in
-            var waited = 0
-            while !lock.withLock({ stopping }) {
-                var pause = timespec(tv_sec: 0, tv_nsec: 200_000_000)
-                nanosleep(&pause, nil)
-                waited += 200
-                if waited >= settings.refreshSeconds * 1000 { waited = 0; refresh() }
-            }
+        let interval = Int64(settings.refreshSeconds) * 1_000_000_000
+        thread = try ServiceThread(name: "catalog") { [self] stop in
+            while !clock.sleep(nanoseconds: interval, or: stop) { refresh() }
         }
-        self.worker = worker
-        worker.start()
     }
 
     func stop() {
-        lock.withLock { stopping = true }
-        worker?.join()
-        worker = nil
+        thread?.stop()
+        thread = nil
     }
 
     /// One check of the configured source (also `POST /api/v1/catalog/refresh`).

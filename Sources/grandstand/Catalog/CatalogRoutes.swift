@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 import HTTPServer
 
 /// The catalog's HTTP answers, shared by the fan listener (`/catalog…`) and management
@@ -30,7 +31,7 @@ struct CatalogRoutes: Sendable {
             case ("/live", "GET"), ("/live", "HEAD"):
                 for key in request.query.keys where key != "ids" { throw CatalogQueryError.unknownParameter(key) }
                 let ids = (request.query["ids"] ?? "").split(separator: ",").map(String.init)
-                let now = Double(realtimeNanoseconds()) / 1e9
+                let now = Double(SystemClock().wallNanoseconds()) / 1e9
                 return Self.json(try CatalogLivePoll.answer(feed.catalog, ids: ids, channels: liveChannels, now: now))
             case ("", _), ("/live", _):
                 return HTTPResponse(status: 405, headers: [("Allow", "GET, HEAD")], body: Array("method not allowed\n".utf8))

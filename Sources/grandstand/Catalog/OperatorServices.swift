@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 import HTTPServer
 
 /// The operator features beside live HLS — catalog search, recordings, timelines with inserts —
@@ -32,9 +33,9 @@ final class OperatorServices: Sendable {
         timelineRoutes.live(id, render: render)
     }
 
-    func start() {
-        catalogFeed.start()
-        recorder.start()
+    func start() throws(RuntimeError) {
+        try catalogFeed.start()
+        try recorder.start()
     }
 
     func stop() {

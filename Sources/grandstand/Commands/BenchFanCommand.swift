@@ -8,6 +8,7 @@ import Foundation
 import Glibc
 #endif
 import GrandstandCore
+import GrandstandRuntime
 
 /// `grandstand bench-fan` (hidden): the fan listener alone, for tools/bench/http. Packages a
 /// sample file as channel `cam` in memory (no capture, no streamer: nothing else competes for
@@ -59,7 +60,7 @@ struct BenchFanCommand: ParsableCommand {
         let channel = Channel(id: "cam", name: "Cam", kind: .video, group: nil, port: 5000, fec: .none, origin: .config)
         daemon.gateway.handle([.channelsChanged([.added(channel)])])
         var offset = 0
-        var time = realtimeNanoseconds()
+        var time = SystemClock().wallNanoseconds()
         while offset < bytes.count, (daemon.gateway.videoChannel("cam")?.summary.segments ?? 0) < segments {
             let end = min(offset + 7 * 188, bytes.count)
             daemon.gateway.handle([.transportStream(channelID: "cam", packets: bytes[offset..<end], timestampNanoseconds: time)])
@@ -69,10 +70,10 @@ struct BenchFanCommand: ParsableCommand {
         guard let status = daemon.status else { throw ExitCode(1) }
         print("ready http://\(status.fan)/channels/cam/live.m3u8 segments=\(daemon.gateway.videoChannel("cam")?.summary.segments ?? 0) engine=\(engine)")
         fflush(nil)
-        let end = duration.map { monotonicNanoseconds() + Int64($0 * 1e9) }
+        let end = duration.map { SystemClock().monotonicNanoseconds() + Int64($0 * 1e9) }
         while true {
             if signals.wait(milliseconds: 250) == .terminate { break }
-            if let end, monotonicNanoseconds() >= end { break }
+            if let end, SystemClock().monotonicNanoseconds() >= end { break }
         }
         daemon.stop()
     }

@@ -8,6 +8,7 @@ import Foundation
 import Glibc
 #endif
 import GrandstandCore
+import GrandstandRuntime
 
 /// `grandstand demo`: the venue streamer and the gateway in one process. The embedded streamer
 /// (the `send` code) loops a sample file as several channels on loopback multicast, with
@@ -100,7 +101,13 @@ struct DemoCommand: ParsableCommand {
             printError("grandstand demo: streamer: \(error)")
             throw ExitCode(1)
         }
-        streamer.start()
+        do {
+            try streamer.start()
+        } catch {
+            daemon.stop()
+            printError("grandstand demo: streamer: \(error)")
+            throw ExitCode(1)
+        }
         guard let status = daemon.status else { throw ExitCode(1) }
         print("""
             Grandstand demo: \(channels) video channel(s) from \(sample) on \(interface) multicast, captured and served.
@@ -111,10 +118,10 @@ struct DemoCommand: ParsableCommand {
             Channels appear within a few seconds (first SAP announcement, first 2 s segment). Ctrl-C stops.
             """)
         fflush(nil)
-        let end = duration.map { monotonicNanoseconds() + Int64($0 * 1e9) }
+        let end = duration.map { SystemClock().monotonicNanoseconds() + Int64($0 * 1e9) }
         while !streamer.signalled {
             if signals.wait(milliseconds: 250) == .terminate { break }
-            if let end, monotonicNanoseconds() >= end { break }
+            if let end, SystemClock().monotonicNanoseconds() >= end { break }
         }
         streamer.stop()
         daemon.stop()
@@ -124,12 +131,11 @@ struct DemoCommand: ParsableCommand {
 
 /// `grandstand send` on a worker thread, run in short slices so it can be stopped.
 final class DemoStreamer: @unchecked Sendable {
-    // @unchecked: `stopping`/`signalled` are only touched under `lock`; the session only on the worker.
+    // @unchecked: `gotSignal` is only touched under `lock`; the session only on the thread.
     private let session: SendSession
     private let lock = Mutex()
-    private var stopping = false
     private var gotSignal = false
-    private var worker: Worker?
+    private var thread: ServiceThread?
 
     init(arguments: [String]) throws {
         let command = try SendCommand.parse(arguments)
@@ -142,10 +148,11 @@ final class DemoStreamer: @unchecked Sendable {
     /// True when the streamer's thread took a SIGINT/SIGTERM (either thread may receive it).
     var signalled: Bool { lock.withLock { gotSignal } }
 
-    func start() {
-        let worker = Worker { [self] in
+    /// Starts the streamer's thread (`demo-streamer`).
+    func start() throws(RuntimeError) {
+        thread = try ServiceThread(name: "demo-streamer") { [self] stop in
             var clock = SendClock()
-            while !lock.withLock({ stopping }) {
+            while !stop.isRaised {
                 do {
                     if try session.run(clock: &clock, stopAt: clock.now + 250_000_000, untilSignal: true) {
                         lock.withLock { gotSignal = true }
@@ -158,13 +165,10 @@ final class DemoStreamer: @unchecked Sendable {
             }
             session.sendDeletions(now: clock.now)
         }
-        self.worker = worker
-        worker.start()
     }
 
     func stop() {
-        lock.withLock { stopping = true }
-        worker?.join()
-        worker = nil
+        thread?.stop()
+        thread = nil
     }
 }

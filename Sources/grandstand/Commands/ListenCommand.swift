@@ -9,6 +9,7 @@ import Glibc
 #endif
 import Capture
 import GrandstandCore
+import GrandstandRuntime
 
 /// `grandstand listen [--interface IF] [--config FILE] [--json]`: a field diagnostic. Captures
 /// live through the same pipeline as the daemon (joins, filter, registry) and keeps printing the
@@ -52,17 +53,22 @@ struct ListenCommand: ParsableCommand {
             printError("grandstand listen: \(error)")
             throw ExitCode(1)
         }
-        ingest.start()
+        do {
+            try ingest.start()
+        } catch {
+            printError("grandstand listen: \(error)")
+            throw ExitCode(1)
+        }
         let view = ListenView(json: json, terminal: isatty(STDOUT_FILENO) == 1)
-        let start = realtimeNanoseconds()
+        let start = SystemClock().wallNanoseconds()
         let end = duration.map { start + Int64($0 * 1e9) }
         var stop = false
         while !stop {
-            let now = realtimeNanoseconds()
+            let now = SystemClock().wallNanoseconds()
             var wait = Int64(interval * 1000)
             if let end { wait = min(wait, max(1, (end - now + 999_999) / 1_000_000)) }
             if signals.wait(milliseconds: Int(wait)) == .terminate { stop = true }
-            if let end, realtimeNanoseconds() >= end { stop = true }
+            if let end, SystemClock().wallNanoseconds() >= end { stop = true }
             view.print(ingest.snapshot)
         }
         ingest.stop()

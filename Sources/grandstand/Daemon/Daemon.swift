@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 import HTTPServer
 import MediaCodec
 import Systemd
@@ -87,7 +88,7 @@ final class Daemon {
         let inputs = HealthInputs(config: config, ingest: snapshot, gateway: gateway)
         let health = HealthLoop(config: config, board: board, leds: leds, events: events,
                                 observe: { inputs.observation($0, now: $1) }, traffic: { inputs.packetCount() })
-        health.start()
+        try health.start()
         self.health = health
         // The listeners answer with the bound ports, so start them on a placeholder report first.
         let box = StatusBox()
@@ -125,7 +126,6 @@ final class Daemon {
         self.cache = cache
         if let cache { gateway.files.sink = cache }   // one store for received files and prefetched items
         services.attach(cache: cache)
-        cache?.start()
         let listeners = report.summary
         runtime.statusLine { "\(health.snapshot.statusLine); \(listeners)" }
         health.onStatusLine { line in _ = try? Notifier().notify(.status("\(line); \(listeners)")) }
@@ -139,9 +139,15 @@ final class Daemon {
         fanServer = fan
         managementServer = management
         status = report
-        gateway.start()
-        services.start()
-        live?.start()
+        do {
+            try cache?.start()
+            try gateway.start()
+            try services.start()
+            try live?.start()
+        } catch {
+            stop()   // a service thread that cannot start: what did start stops again
+            throw error
+        }
         ingestSlot.live = live
         health.setLifecycle(.running)
         reporter = startReporter()
@@ -175,7 +181,12 @@ final class Daemon {
         let retired = IngestReconfiguration.retired(old?.snapshot.channels ?? [], under: config)
         if !retired.isEmpty { gateway.handle([.channelsChanged(retired.map { .removed($0, reason: .refused) })]) }
         slot.live = replacement
-        replacement.start()
+        do {
+            try replacement.start()
+        } catch {
+            slot.live = nil
+            return "\(error)"
+        }
         return nil
     }
 

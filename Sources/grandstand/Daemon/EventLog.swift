@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 import Systemd
 #if canImport(Glibc)
 import Glibc
@@ -23,7 +24,7 @@ struct EventLog: Sendable {
     }
 
     func record(_ event: GatewayEvent) {
-        hub.publish(event, realtimeMicroseconds: realtimeNanoseconds() / 1000)
+        hub.publish(event, realtimeMicroseconds: SystemClock().wallNanoseconds() / 1000)
         guard threshold.level.admits(priority: event.kind.priority) else { return }
         do {
             if stderrOnly { throw SystemdError("journal disabled", errno: 0) }

@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,7 +31,6 @@ final class HealthLoop: @unchecked Sendable {
     private var published = Published()
     private var requests: [(LEDPattern, Int64) -> LEDPattern] = []
     private var lifecycle = HealthObservation.Lifecycle.starting
-    private var stopping = false
 
     private var monitor: HealthMonitor
     private var pattern: LEDPattern
@@ -41,7 +41,8 @@ final class HealthLoop: @unchecked Sendable {
     private var lastTraffic = 0
     private let tickNanoseconds: Int64
     private let evaluateNanoseconds: Int64
-    private var worker: Worker?
+    private let clock: any Clock
+    private var thread: ServiceThread?
     private var written: LEDLevels?
     /// Called with the new status line whenever it changes (and once when installed).
     private var statusSink: (@Sendable (String) -> Void)?
@@ -50,7 +51,7 @@ final class HealthLoop: @unchecked Sendable {
     /// `observe` gathers inputs on the loop thread (ingest snapshot, Wi-Fi, channel counters);
     /// `traffic` is a packet counter polled every 100 ms for the activity LED.
     init(config: GatewayConfig, board: BoardDescription?, leds: StatusLEDs?, events: EventLog, tickMilliseconds: Int = 25,
-         evaluateMilliseconds: Int = 500,
+         evaluateMilliseconds: Int = 500, clock: any Clock = SystemClock(),
          observe: @escaping (HealthObservation.Lifecycle, Int64) -> HealthObservation, traffic: @escaping () -> Int) {
         monitor = HealthMonitor(config: config.health, venueAccessPoints: config.network.wifiApInfo)
         pattern = LEDPattern(hasFaultLED: board.map { $0.leds["fault"] != nil } ?? true)
@@ -58,25 +59,24 @@ final class HealthLoop: @unchecked Sendable {
         self.events = events
         self.observe = observe
         self.traffic = traffic
+        self.clock = clock
         tickNanoseconds = Int64(tickMilliseconds) * 1_000_000
         evaluateNanoseconds = Int64(evaluateMilliseconds) * 1_000_000
     }
 
     var snapshot: Published { lock.withLock { published } }
 
-    /// Starts the thread with the lamp test (timed from the thread's first tick, so a slow start
-    /// does not eat into it).
-    func start() {
+    /// Starts the thread (`health`) with the lamp test (timed from the thread's first tick, so a
+    /// slow start does not eat into it).
+    func start() throws(RuntimeError) {
         lampTest()
         let held = leds?.names ?? [], unavailable = leds?.unavailable.map(\.error) ?? []
         lock.withLock {
-            published.heartbeat = monotonicNanoseconds()
+            published.heartbeat = clock.monotonicNanoseconds()
             published.held = held
             published.unavailable = unavailable
         }
-        let worker = Worker { [self] in run() }
-        self.worker = worker
-        worker.start()
+        thread = try ServiceThread(name: "health") { [self] stop in run(stop) }
     }
 
     func setLifecycle(_ value: HealthObservation.Lifecycle) { lock.withLock { lifecycle = value } }
@@ -100,18 +100,15 @@ final class HealthLoop: @unchecked Sendable {
 
     /// Whether the loop went round within `nanoseconds`.
     func isAlive(within nanoseconds: Int64) -> Bool {
-        monotonicNanoseconds() - lock.withLock { published.heartbeat } <= nanoseconds
+        clock.monotonicNanoseconds() - lock.withLock { published.heartbeat } <= nanoseconds
     }
 
     /// Evaluates once more as `stopping` (journals the not-running transition) and ends the thread.
     func stop() {
-        lock.withLock {
-            lifecycle = .stopping
-            stopping = true
-        }
-        worker?.join()
-        worker = nil
-        evaluate(now: monotonicNanoseconds())
+        lock.withLock { lifecycle = .stopping }
+        thread?.stop()
+        thread = nil
+        evaluate(now: clock.monotonicNanoseconds())
     }
 
     private func enqueue(_ request: @escaping (LEDPattern, Int64) -> LEDPattern) {
@@ -120,16 +117,15 @@ final class HealthLoop: @unchecked Sendable {
 
     // MARK: Loop thread
 
-    private func run() {
+    private func run(_ stop: StopSignal) {
         var nextEvaluation: Int64 = 0, nextTrafficPoll: Int64 = 0, nextRetry: Int64 = 0
-        while true {
-            let now = monotonicNanoseconds()
-            let (done, pending) = lock.withLock { () -> (Bool, [(LEDPattern, Int64) -> LEDPattern]) in
+        while !stop.isRaised {
+            let now = clock.monotonicNanoseconds()
+            let pending = lock.withLock { () -> [(LEDPattern, Int64) -> LEDPattern] in
                 published.heartbeat = now
                 defer { requests = [] }
-                return (stopping, requests)
+                return requests
             }
-            if done { break }
             for request in pending { pattern = request(pattern, now) }
             if now >= nextEvaluation {
                 evaluate(now: now)
@@ -146,8 +142,7 @@ final class HealthLoop: @unchecked Sendable {
                 nextRetry = now + retryNanoseconds
             }
             drive(now: now)
-            var pause = timespec(tv_sec: 0, tv_nsec: Int(tickNanoseconds))
-            nanosleep(&pause, nil)
+            if clock.sleep(untilMonotonic: now + tickNanoseconds, or: stop) { break }
         }
     }
 

@@ -1,17 +1,18 @@
 import GrandstandCore
+import GrandstandRuntime
 import HTTPServer
 import Systemd
 
 /// `GET /api/v1/logs?follow=1`: the query's entries, then each new one as journald writes it,
 /// as Server-Sent Events (`id:` the journal cursor, `data:` the JSON line). `Last-Event-ID`
-/// resumes right after that entry. One thread per follower, at most `maximum` at once; a
-/// follower ends when its client leaves or the daemon stops.
+/// resumes right after that entry. One thread per follower (`logs-N`, joined by the group), at
+/// most `maximum` at once; a follower ends when its client leaves or the daemon stops.
 final class LogFollowers: @unchecked Sendable {
-    // @unchecked: `active` and `stopping` are only touched under `lock`.
+    // @unchecked: `active` is only touched under `lock`.
     let maximum: Int
     private let lock = Mutex()
     private var active: [ObjectIdentifier: HTTPStream] = [:]
-    private var stopping = false
+    private let threads = ServiceGroup(name: "logs")
 
     init(maximum: Int = 8) { self.maximum = maximum }
 
@@ -29,33 +30,40 @@ final class LogFollowers: @unchecked Sendable {
         limits.heartbeat = Array(": keepalive\n\n".utf8)
         let stream = HTTPStream(limits: limits)
         let admitted = lock.withLock { () -> Bool in
-            guard !stopping, active.count < maximum else { return false }
+            guard !threads.stopSignal.isRaised, active.count < maximum else { return false }
             active[ObjectIdentifier(stream)] = stream
             return true
         }
         guard admitted else { return .text(503, "too many log followers (at most \(maximum)); try again later") }
         let box = ReaderBox(reader)
-        let worker = Worker { [self] in
-            follow(box.reader, query: query, lastEventID: lastEventID, into: stream)
+        do {
+            try threads.start { [self] stop in
+                follow(box.reader, query: query, lastEventID: lastEventID, into: stream, stop: stop)
+                _ = lock.withLock { active.removeValue(forKey: ObjectIdentifier(stream)) }
+                stream.finish()
+            }
+        } catch {
             _ = lock.withLock { active.removeValue(forKey: ObjectIdentifier(stream)) }
-            stream.finish()
+            return .text(503, "cannot follow the journal: \(error)")
         }
-        worker.start()
         return .stream(stream, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
     }
 
-    /// Ends every follower (daemon stop): their threads see it within a second.
+    /// Follower threads started and not yet joined (the leak test's measure).
+    var unjoinedThreads: Int { threads.unjoined }
+
+    /// Joins the followers that have ended (their clients left).
+    func reap() { threads.reap() }
+
+    /// Ends every follower (daemon stop) and joins their threads: each sees it within its
+    /// journal wait (at most a second).
     func stopAll() {
-        let streams = lock.withLock { () -> [HTTPStream] in
-            stopping = true
-            return Array(active.values)
-        }
-        for stream in streams { stream.finish() }
+        threads.stopSignal.raise()
+        for stream in lock.withLock({ Array(active.values) }) { stream.finish() }
+        threads.stop()
     }
 
-    private var isStopping: Bool { lock.withLock { stopping } }
-
-    private func follow(_ reader: JournalReader, query: LogQuery, lastEventID: String?, into stream: HTTPStream) {
+    private func follow(_ reader: JournalReader, query: LogQuery, lastEventID: String?, into stream: HTTPStream, stop: StopSignal) {
         func send(_ entry: JournalEntry) -> Bool {
             let record = entry.record
             return stream.send(Array(ServerSentEvent(id: record.cursor, data: record.json.encoded).encoded.utf8))
@@ -79,7 +87,7 @@ final class LogFollowers: @unchecked Sendable {
                     try reader.seekTail()
                 }
             }
-            while stream.isOpen, !isStopping {
+            while stream.isOpen, !stop.isRaised {
                 while let entry = try reader.next() {
                     if let until = query.untilMicroseconds, entry.realtimeMicroseconds > until { return }
                     guard send(entry) else { return }

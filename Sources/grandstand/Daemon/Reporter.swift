@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 import HTTPClient
 import WiFi
 #if canImport(Glibc)
@@ -26,7 +27,6 @@ final class Reporter: @unchecked Sendable {
         var board: String?
         var stats: () -> IngestStats = { IngestStats() }
         var wifi: () -> (info: WiFiLinkInfo?, error: String?) = { (nil, nil) }
-        var wallSeconds: () -> Int64 = { Int64(realtimeNanoseconds() / 1_000_000_000) }
     }
 
     struct Counters: Equatable {
@@ -44,59 +44,40 @@ final class Reporter: @unchecked Sendable {
     private var retry: UploadRetry
     private var videoSessions = VideoSessions()
     private var sequence: UInt64 = 0
-    private let startedAt = monotonicNanoseconds()
+    private let clock: any Clock
+    private let startedAt: Int64
     private let lock = Mutex()
     private var shared = Counters()
-    private var stopping = false
-    private var wake: (read: Int32, write: Int32) = (-1, -1)
-    private var worker: Worker?
+    private var thread: ServiceThread?
 
     /// Loads (or creates) the device UUID and opens the queue; throws a `StateFileError`.
-    init(settings: Settings, stateDirectory: String, sources: Sources) throws {
+    init(settings: Settings, stateDirectory: String, sources: Sources, clock: any Clock = SystemClock()) throws {
         self.settings = settings
         self.sources = sources
+        self.clock = clock
+        startedAt = clock.monotonicNanoseconds()
         deviceUUID = try DeviceIdentity.load(stateDirectory: stateDirectory)
         queue = try ReportQueue(directory: settings.queueDirectory, limit: settings.queueLimit)
         retry = UploadRetry(backoff: settings.backoff)
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else {
-            throw StateFileError(operation: "create wake-up pipe for", path: "reporter", errno: errno)
-        }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-        }
-        wake = (fds[0], fds[1])
         shared.queued = queue.count
-    }
-
-    deinit {
-        close(wake.read)
-        close(wake.write)
     }
 
     var counters: Counters { lock.withLock { shared } }
 
-    func start() {
-        let worker = Worker { [self] in run() }
-        self.worker = worker
-        worker.start()
+    /// Starts the `reporter` thread.
+    func start() throws(RuntimeError) {
+        thread = try ServiceThread(name: "reporter") { [self] stop in run(stop) }
     }
 
     /// Ends the thread after the attempt in flight (at most the POST timeout); queued reports stay on disk.
     func stop() {
-        lock.withLock { stopping = true }
-        var byte: UInt8 = 1
-        _ = write(wake.write, &byte, 1)
-        worker?.join()
-        worker = nil
+        thread?.stop()
+        thread = nil
     }
 
-    private var isStopping: Bool { lock.withLock { stopping } }
-
-    private func run() {
+    private func run(_ stop: StopSignal) {
         var nextReport = now() + settings.intervalMilliseconds
-        while !isStopping {
+        while !stop.isRaised {
             let current = now()
             if current >= nextReport {
                 enqueueReport()
@@ -109,7 +90,7 @@ final class Reporter: @unchecked Sendable {
             }
             var until = nextReport
             if queue.count > 0 { until = min(until, retry.notBefore) }
-            sleep(milliseconds: until - now())
+            _ = clock.sleep(untilMonotonic: until * 1_000_000, or: stop)
         }
     }
 
@@ -119,8 +100,8 @@ final class Reporter: @unchecked Sendable {
         let sessions = videoSessions.update(channels: stats.channels.keys.sorted(), newUUID: randomUUID)
         let wifi = sources.wifi()
         let input = ReportInput(deviceUUID: deviceUUID, appSessionUUID: appSessionUUID, sequence: sequence,
-                                timestampSeconds: sources.wallSeconds(),
-                                uptimeSeconds: (monotonicNanoseconds() - startedAt) / 1_000_000_000,
+                                timestampSeconds: clock.wallNanoseconds() / 1_000_000_000,
+                                uptimeSeconds: (clock.monotonicNanoseconds() - startedAt) / 1_000_000_000,
                                 version: sources.version, board: sources.board, stats: stats, videoSessions: sessions,
                                 wifi: wifi.info, wifiError: wifi.error, reportsDropped: queue.dropped)
         var failure: String?
@@ -174,14 +155,8 @@ final class Reporter: @unchecked Sendable {
         }
     }
 
-    private func now() -> Int64 { monotonicNanoseconds() / 1_000_000 }
-
-    /// Waits up to `milliseconds` or until `stop()` writes to the wake-up pipe.
-    private func sleep(milliseconds: Int64) {
-        guard milliseconds > 0 else { return }
-        var entry = pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)
-        _ = poll(&entry, 1, Int32(min(milliseconds, 60_000)))
-    }
+    /// Monotonic milliseconds: the unit of the report interval and the upload backoff.
+    private func now() -> Int64 { clock.monotonicNanoseconds() / 1_000_000 }
 }
 
 extension Reporter {
@@ -237,7 +212,7 @@ extension Daemon {
             let reporter = try Reporter.product(config: config, board: board?.name) {
                 gateway.stats(merging: snapshots()?.stats)
             }
-            reporter?.start()
+            try reporter?.start()
             return reporter
         } catch {
             printError("grandstand: reporting disabled: \(error)")

@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,7 +31,7 @@ struct StatusReport: Sendable {
     /// `{"state","reasons","reasonsBitmap","inVenue","sinceSeconds","pattern","quality":{ID:{…}}}`.
     static func serviceJSON(_ snapshot: HealthLoop.Published) -> JSONValue {
         var members = snapshot.state.json
-        let elapsed = snapshot.since.map { Double((monotonicNanoseconds() - $0) / 1_000_000) / 1000 }
+        let elapsed = snapshot.since.map { Double((SystemClock().monotonicNanoseconds() - $0) / 1_000_000) / 1000 }
         members.append(("sinceSeconds", elapsed.map(JSONValue.number) ?? .null))
         members.append(("pattern", .string(HealthRoutes.patternName(snapshot))))
         members.append(("quality", .object(snapshot.quality.keys.sorted().map { ($0, snapshot.quality[$0]?.json ?? .null) })))

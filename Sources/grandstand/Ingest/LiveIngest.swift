@@ -1,5 +1,6 @@
 import Capture
 import GrandstandCore
+import GrandstandRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,17 +29,18 @@ final class LiveIngest: @unchecked Sendable {
     private let events: EventLog
     private let lock = Mutex()
     private var published = IngestSnapshot.empty
-    private var stopping = false
     /// Fault injection (debug only, docs/health.md): the loop stops going round until stopped.
     private var hung = false
     /// CLOCK_MONOTONIC time of the loop's last iteration: the watchdog's liveness proof.
     private var heartbeat: Int64 = 0
     private let wakeup: CaptureWakeup
-    private var worker: Worker?
+    private let clock: any Clock
+    private var thread: ServiceThread?
 
-    init(settings: Settings, events: EventLog, sink: @escaping Sink) throws(CaptureError) {
+    init(settings: Settings, events: EventLog, clock: any Clock = SystemClock(), sink: @escaping Sink) throws(CaptureError) {
         self.settings = settings
         self.events = events
+        self.clock = clock
         self.sink = sink
         wakeup = try CaptureWakeup()
         published.interface = settings.interface
@@ -47,21 +49,18 @@ final class LiveIngest: @unchecked Sendable {
     /// What the loop last published: channels, stats, capture counters, memberships.
     var snapshot: IngestSnapshot { lock.withLock { published } }
 
-    func start() {
-        let worker = Worker { [self] in run() }
-        self.worker = worker
-        worker.start()
+    /// Starts the capture thread (`ingest`).
+    func start() throws(RuntimeError) {
+        thread = try ServiceThread(name: "ingest") { [self] stop in run(stop) }
     }
 
     /// Stops the loop, leaves every group and closes the capture.
     func stop() {
-        lock.withLock { stopping = true }
+        thread?.stopSignal.raise()
         wakeup.signal()
-        worker?.join()
-        worker = nil
+        thread?.join()
+        thread = nil
     }
-
-    private var isStopping: Bool { lock.withLock { stopping } }
 
     /// Hangs the capture loop (its heartbeat goes stale, so the watchdog stops being kicked).
     func hang() { lock.withLock { hung = true } }
@@ -70,18 +69,19 @@ final class LiveIngest: @unchecked Sendable {
     /// with or without traffic, also while the interface is missing). False before it starts.
     func isAlive(within nanoseconds: Int64) -> Bool {
         let last = lock.withLock { heartbeat }
-        return last > 0 && monotonicNanoseconds() - last <= nanoseconds
+        return last > 0 && clock.monotonicNanoseconds() - last <= nanoseconds
     }
 
     // MARK: The loop (capture thread only below this line)
 
-    private func run() {
+    private func run(_ stop: StopSignal) {
         let state = LoopState(settings: settings)
-        while true {
-            let beat = monotonicNanoseconds()
-            if lock.withLock({ heartbeat = beat; return stopping }) { break }
-            while lock.withLock({ hung && !stopping }) { usleep(100_000) }
-            let now = realtimeNanoseconds()
+        while !stop.isRaised {
+            let beat = clock.monotonicNanoseconds()
+            lock.withLock { heartbeat = beat }
+            while lock.withLock({ hung }), !clock.sleep(nanoseconds: 100_000_000, or: stop) {}
+            if stop.isRaised { break }
+            let now = clock.wallNanoseconds()
             if !state.capture.isOpen, now >= state.nextOpenAttempt { open(state, now: now) }
             do {
                 let timeout = state.capture.isOpen ? Int32(settings.tickNanoseconds / 1_000_000) : 200
@@ -89,9 +89,9 @@ final class LiveIngest: @unchecked Sendable {
                     try read(state)
                 }
             } catch {
-                interfaceLost(state, error: error, now: realtimeNanoseconds())
+                interfaceLost(state, error: error, now: clock.wallNanoseconds())
             }
-            let after = realtimeNanoseconds()
+            let after = clock.wallNanoseconds()
             if after >= state.nextTick {
                 deliver(state.pipeline.tick(nowNanoseconds: after), state)
                 for action in state.silence.tick(now: after) { apply(action, state) }
@@ -101,7 +101,7 @@ final class LiveIngest: @unchecked Sendable {
         }
         for action in state.plan.leaveAll() { apply(action, state) }
         state.capture.close()
-        publish(state, now: realtimeNanoseconds())
+        publish(state, now: clock.wallNanoseconds())
     }
 
     private func open(_ state: LoopState, now: Int64) {
@@ -163,7 +163,7 @@ final class LiveIngest: @unchecked Sendable {
         sink(actions)
         if changed {
             refreshEndpoints(state)
-            publish(state, now: realtimeNanoseconds())
+            publish(state, now: clock.wallNanoseconds())
         }
     }
 

@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,11 +37,12 @@ final class Recorder: @unchecked Sendable {
     /// Serializes file writes and finishing (the writer thread and stop requests).
     private let writing = Mutex()
     private var records: [String: Record] = [:]
-    private var worker: Worker?
-    private var stopping = false
+    private var thread: ServiceThread?
+    private let clock: any Clock
 
-    init(store: RecordStore, gateway: Gateway, events: EventLog) {
+    init(store: RecordStore, gateway: Gateway, events: EventLog, clock: any Clock = SystemClock()) {
         self.store = store
+        self.clock = clock
         self.gateway = gateway
         self.events = events
         for name in store.storedNames() {
@@ -48,23 +50,19 @@ final class Recorder: @unchecked Sendable {
         }
     }
 
-    func start() {
-        let worker = Worker { [self] in
-            while !lock.withLock({ stopping }) {
-                var pause = timespec(tv_sec: 0, tv_nsec: 100_000_000)
-                nanosleep(&pause, nil)
+    /// Starts the writer thread (`recorder`): every 100 ms it appends what the taps collected.
+    func start() throws(RuntimeError) {
+        thread = try ServiceThread(name: "recorder") { [self] stop in
+            while !clock.sleep(nanoseconds: 100_000_000, or: stop) {
                 writing.withLock { drainLocked(only: nil) }
             }
         }
-        self.worker = worker
-        worker.start()
     }
 
     /// Stops the thread; recordings still running are stopped and finalized.
     func stop() {
-        lock.withLock { stopping = true }
-        worker?.join()
-        worker = nil
+        thread?.stop()
+        thread = nil
         for name in lock.withLock({ records.values.filter { $0.state == .recording }.map(\.name) }) { _ = try? stopRecording(name) }
     }
 
@@ -76,7 +74,7 @@ final class Recorder: @unchecked Sendable {
             throw RecordError("record \(name)", errno: ENOENT, reason: "no live video channel \"\(channel)\"")
         }
         try store.prepare()
-        let record = Record(name: name, channel: channel, state: .recording, startedAt: realtimeNanoseconds())
+        let record = Record(name: name, channel: channel, state: .recording, startedAt: clock.wallNanoseconds())
         let failure = lock.withLock { () -> RecordError? in
             guard records[name] == nil else { return RecordError("record \(name)", errno: EEXIST, reason: "a recording named \"\(name)\" exists") }
             do throws(RecordError) {
@@ -156,7 +154,7 @@ final class Recorder: @unchecked Sendable {
         let proceed = lock.withLock { () -> Bool in
             guard record.state == .recording else { return false }
             record.state = state
-            record.stoppedAtNanoseconds = realtimeNanoseconds()
+            record.stoppedAtNanoseconds = clock.wallNanoseconds()
             return true
         }
         guard proceed else { return }

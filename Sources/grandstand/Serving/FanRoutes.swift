@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 import HTTPServer
 
 /// The fan listener's routes: the fan page, the channel list, playlists (live with blocking
@@ -78,7 +79,7 @@ struct FanRoutes: Sendable {
             break
         }
         guard let channel = gateway.videoChannel(id) else { return .text(404, "no such channel") }
-        let now = realtimeNanoseconds()
+        let now = SystemClock().wallNanoseconds()
         switch name {
         case "live.m3u8":
             if let spliced = services?.liveWithInserts(id, render: { channel.livePlaylist(ReloadRequest(), responder: responder, now: now) }) { return spliced }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import GrandstandCore
+import GrandstandRuntime
 import HTTPServer
 
 /// What the gateway serves, fed by the ingest sink on the capture thread: one `VideoChannel` per
@@ -49,18 +50,19 @@ final class Gateway: @unchecked Sendable {
     private var channelList: [Channel] = []
     private var video: [String: VideoChannel] = [:]
     private var data: [String: [DataMessage]] = [:]
-    private var stopping = false
     /// Summed health counters of video channels already dropped, so totals never go backwards.
     private var retiredHealthTotals: [String: Int64] = [:]
-    private var worker: Worker?
+    private var thread: ServiceThread?
+    private let clock: any Clock
     private let thumbnails = Thumbnailer()
     /// Server-Sent Events subscribers of the data channels (FanEvents.swift).
     let dataEvents = DataEventHub()
     /// File channels (FLUTE): receivers, the received-file sink, distribution tables (Files/).
     let files = FileChannels()
 
-    init(settings: Settings = Settings()) {
+    init(settings: Settings = Settings(), clock: any Clock = SystemClock()) {
         self.settings = settings
+        self.clock = clock
         Self.boundMallocRetention()
     }
 
@@ -106,7 +108,7 @@ final class Gateway: @unchecked Sendable {
 
     private func apply(_ changes: [ChannelChange]) {
         files.apply(changes)
-        let now = realtimeNanoseconds()
+        let now = clock.wallNanoseconds()
         var finished: [VideoChannel] = [], replaced: [VideoChannel] = []
         lock.withLock {
             for change in changes {
@@ -154,27 +156,25 @@ final class Gateway: @unchecked Sendable {
 
     // MARK: Serving thread
 
-    func start() {
-        let worker = Worker { [self] in run() }
-        self.worker = worker
-        worker.start()
+    /// Starts the serving thread (`serving`): expiry of held requests, thumbnails, retired channels.
+    func start() throws(RuntimeError) {
+        thread = try ServiceThread(name: "serving") { [self] stop in run(stop) }
     }
 
     /// Stops the serving thread and answers every held request (before the listeners stop).
     func stop() {
-        lock.withLock { stopping = true }
-        worker?.join()
-        worker = nil
+        thread?.stop()
+        thread = nil
         for channel in videoChannels {
             channel.releaseAll()
             channel.stopHealth()
         }
     }
 
-    private func run() {
+    private func run(_ stop: StopSignal) {
         var nextThumbnails: Int64 = 0
-        while !lock.withLock({ stopping }) {
-            let now = realtimeNanoseconds()
+        while !stop.isRaised {
+            let now = clock.wallNanoseconds()
             for channel in videoChannels { channel.expire(now: now) }
             if now >= nextThumbnails {
                 for channel in videoChannels { thumbnails.refresh(channel) }
@@ -182,10 +182,9 @@ final class Gateway: @unchecked Sendable {
                 #if canImport(Glibc)
                 _ = glibcMallocTrim(0)   // freed segments, parts and responses back to the kernel
                 #endif
-                nextThumbnails = realtimeNanoseconds() + settings.thumbnailIntervalNanoseconds
+                nextThumbnails = clock.wallNanoseconds() + settings.thumbnailIntervalNanoseconds
             }
-            var pause = timespec(tv_sec: 0, tv_nsec: 50_000_000)
-            nanosleep(&pause, nil)
+            if clock.sleep(nanoseconds: 50_000_000, or: stop) { break }
         }
     }
 

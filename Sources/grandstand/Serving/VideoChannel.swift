@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 import HTTPServer
 import MediaCodec
 
@@ -32,7 +33,7 @@ final class VideoChannel: @unchecked Sendable {
     private var mediaAnswers: [String: HTTPResponse] = [:]
     private var mediaAnswerBytes = 0
     /// Distinguishes this packager's segments from an earlier one's of the same channel (ETags).
-    private let instance = String(UInt64(realtimeNanoseconds()), radix: 36)
+    private let instance = String(UInt64(SystemClock().wallNanoseconds()), radix: 36)
     /// Arrival of the first packet of the part being received (the datagram that completed the
     /// previous part carries it), and how late parts were listed.
     private var partArrivalNanoseconds: Int64?
@@ -48,7 +49,7 @@ final class VideoChannel: @unchecked Sendable {
         self.id = id
         packager = HLSPackager(segmenter: segmenter, window: window, keyframeDetector: ParserKeyframeDetector(),
                                storage: storage)
-        health = healthQueueBytes.map { VideoHealthWorker(capacityBytes: $0) }
+        health = healthQueueBytes.flatMap { try? VideoHealthWorker(capacityBytes: $0) }   // no thread: no health counters
     }
 
     deinit { health?.stop() }
@@ -88,7 +89,7 @@ final class VideoChannel: @unchecked Sendable {
 
     /// Times the parts just published against their first packet's arrival. Caller holds the lock.
     private func recordPublishedLocked(_ parts: [HLSPackager.PartName], arrival: Int64) {
-        let now = realtimeNanoseconds()
+        let now = SystemClock().wallNanoseconds()
         if let first = partArrivalNanoseconds {
             for name in parts {
                 guard let part = packager.window.segments.last(where: { $0.mediaSequence == name.mediaSequence })?

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import GrandstandRuntime
 import MediaCodec
 
 /// Runs one channel's `VideoHealthMonitor` on its own thread, off the capture thread. The
@@ -33,15 +34,14 @@ final class VideoHealthWorker: @unchecked Sendable {
     private var snapshot = VideoHealthCounters()
     private var bytesSkipped = 0
     private var peakQueuedBytes = 0
-    private var thread: Worker?
+    private var thread: ServiceThread?
 
-    init(capacityBytes: Int = 1 << 20) {
+    /// Starts the decoding thread (`video-health`); throws when it cannot be created.
+    init(capacityBytes: Int = 1 << 20) throws(RuntimeError) {
         self.capacityBytes = capacityBytes
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(wake, nil)
-        let worker = Worker { [self] in run() }
-        thread = worker
-        worker.start()
+        thread = try ServiceThread(name: "video-health") { [self] _ in run() }
     }
 
     deinit {

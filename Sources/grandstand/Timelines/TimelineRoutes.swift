@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 import HTTPServer
 
 /// Timeline and insert requests (docs/inserts.md "API"). Management: `GET/POST/DELETE
@@ -94,7 +95,7 @@ struct TimelineRoutes: Sendable {
         if let session, session.isEmpty || session.utf8.count > Self.maxSessionBytes {
             return .text(400, "session: 1 to \(Self.maxSessionBytes) bytes")
         }
-        guard ScheduleJSON.idProblem(id) == nil, let text = service.playlist(id, session: session, now: realtimeNanoseconds()) else {
+        guard ScheduleJSON.idProblem(id) == nil, let text = service.playlist(id, session: session, now: SystemClock().wallNanoseconds()) else {
             return .text(404, "no such timeline")
         }
         // Per session and changing with each fetch: never cached.
@@ -107,11 +108,11 @@ struct TimelineRoutes: Sendable {
     /// blocking reloads included — until a break is anchored: before its time nothing is done,
     /// from its time on each request tries to anchor it (docs/inserts.md "Live channels").
     func live(_ id: String, render: () -> HTTPResponse?) -> HTTPResponse? {
-        let state = service.liveState(id, nowNanoseconds: realtimeNanoseconds())
+        let state = service.liveState(id, nowNanoseconds: SystemClock().wallNanoseconds())
         guard state == .due || state == .spliced else { return nil }
         guard let plain = render(), plain.status == 200 else { return nil }
         let text = service.spliceLive(id, String(decoding: plain.body, as: UTF8.self))
-        guard state == .spliced || service.liveState(id, nowNanoseconds: realtimeNanoseconds()) == .spliced else { return nil }
+        guard state == .spliced || service.liveState(id, nowNanoseconds: SystemClock().wallNanoseconds()) == .spliced else { return nil }
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/vnd.apple.mpegurl"), ("Cache-Control", "no-cache")],
                             body: Array(text.utf8))
     }
