@@ -55,15 +55,26 @@ public final class ServiceThread: Sendable {
         }
     }
 
-    /// Threads in this process now (`/proc/self/task`): what the leak tests compare.
-    public static func countInProcess() -> Int {
+    /// Threads in this process now whose kernel name starts with `prefix` (all with ""), read
+    /// from `/proc/self/task/*/comm`: what the leak tests compare.
+    public static func countInProcess(named prefix: String = "") -> Int {
         guard let directory = opendir("/proc/self/task") else { return -1 }
         defer { closedir(directory) }
         var count = 0
         while let entry = readdir(directory) {
-            if entry.pointee.d_name.0 != UInt8(ascii: ".") { count += 1 }
+            let tid = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard tid.first != "." else { continue }
+            if prefix.isEmpty || threadName(tid: tid).hasPrefix(prefix) { count += 1 }
         }
         return count
+    }
+
+    private static func threadName(tid: String) -> String {
+        guard let file = fopen("/proc/self/task/\(tid)/comm", "r") else { return "" }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 32)
+        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The calling thread's kernel name (`comm`).

@@ -61,7 +61,6 @@ struct ServiceThreadTests {
     /// 1,000 short-lived members: every one is joined, and the process's thread count returns
     /// to where it was (no joinable thread is left behind, none is detached).
     @Test func groupJoinsEveryMember() throws {
-        let baseline = ServiceThread.countInProcess()
         let group = ServiceGroup(name: "burst")
         let ran = Mutex(0)
         for _ in 0..<1_000 {
@@ -70,7 +69,7 @@ struct ServiceThreadTests {
         group.stop()
         #expect(ran.withLock { $0 } == 1_000)
         #expect(group.unjoined == 0)
-        #expect(ServiceThread.countInProcess() <= baseline + 2, "baseline \(baseline)")   // other suites run beside
+        #expect(ServiceThread.countInProcess(named: "burst-") == 0)
         #expect(throws: RuntimeError.self) { try group.start { _ in } }
     }
 
@@ -80,10 +79,12 @@ struct ServiceThreadTests {
             try group.start { stop in _ = SystemClock().sleep(nanoseconds: 3_600_000_000_000, or: stop) }
         }
         #expect(group.running <= 8)
+        #expect(ServiceThread.countInProcess(named: "waiters-") <= 8)
         let clock = SystemClock()
         let start = clock.monotonicNanoseconds()
         group.stop()
         #expect(clock.monotonicNanoseconds() - start < 1_000_000_000)
         #expect(group.unjoined == 0)
+        #expect(ServiceThread.countInProcess(named: "waiters-") == 0)
     }
 }

@@ -118,7 +118,7 @@ struct ReplayTests {
         }
         // An output path under a regular file cannot be created.
         let blocker = Self.scratch("blocker")
-        FileManager.default.createFile(atPath: blocker, contents: Data([1]))
+        _ = FileManager.default.createFile(atPath: blocker, contents: Data([1]))
         defer { try? FileManager.default.removeItem(atPath: blocker) }
         let configuration = IngestConfiguration()
         let error = thrownError(ReplayError.self) {
@@ -129,7 +129,7 @@ struct ReplayTests {
         #expect(error?.code == ENOTDIR)
         // A bad configuration exits 78 (EX_CONFIG).
         let bad = Self.scratch("bad.json")
-        FileManager.default.createFile(atPath: bad, contents: Data(#"{"license":{}}"#.utf8))
+        _ = FileManager.default.createFile(atPath: bad, contents: Data(#"{"license":{}}"#.utf8))
         defer { try? FileManager.default.removeItem(atPath: bad) }
         let exit = thrownError(ExitCode.self) { try ReplayCommand.ingestConfiguration(configPath: bad) }
         #expect(exit?.rawValue == 78)

@@ -11,8 +11,7 @@ import Testing
 @Suite(.serialized) struct ThreadLeakTests {
     @Test func thousandLogFollowSessionsLeaveNoThreadBehind() throws {
         try #require(FileManager.default.fileExists(atPath: "/run/systemd/journal/socket"), "journald (tools/host-journald.sh)")
-        let followers = LogFollowers(maximum: 1_000)
-        let baseline = ServiceThread.countInProcess()
+        let followers = LogFollowers(maximum: 1_000, threadName: "leak-logs")
         var query = LogQuery()
         query.channel = "no-such-channel-\(getpid())"   // nothing matches: each follower waits on the journal
         query.follow = true
@@ -25,7 +24,7 @@ import Testing
         }
         followers.stopAll()
         #expect(followers.unjoinedThreads == 0)
-        #expect(ServiceThread.countInProcess() <= baseline + 2, "baseline \(baseline)")   // suites beside this one
+        #expect(ServiceThread.countInProcess(named: "leak-logs-") == 0)
         #expect(followers.start(query, lastEventID: nil).status == 503)
         #expect(peak <= 1_000)
     }
@@ -39,9 +38,8 @@ import Testing
         origin.timeoutSeconds = 1
         config.origin = origin
         config.policy.maxConcurrentDownloads = 16
-        let cache = try ContentCache(config, clock: ManualClock())
+        let cache = try ContentCache(config, clock: ManualClock(), downloadThreadName: "leak-dl")
         defer { cache.removeDirectory() }
-        let baseline = ServiceThread.countInProcess()
         for index in 0..<1_000 { _ = try cache.add(.init(id: "item-\(index)")) }
         var rounds = 0
         while cache.items().contains(where: { $0.state != .failed }), rounds < 1_000 {
@@ -55,7 +53,7 @@ import Testing
         cache.downloadThreads.reap()
         #expect(cache.downloadThreads.unjoined == 0)
         cache.stop()
-        #expect(ServiceThread.countInProcess() <= baseline + 2, "baseline \(baseline)")
+        #expect(ServiceThread.countInProcess(named: "leak-dl-") == 0)
     }
 
     /// The retry backoff waits on the download's stop signal: a shutdown ends a long wait at once

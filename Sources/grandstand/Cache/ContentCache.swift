@@ -21,15 +21,17 @@ final class ContentCache: ReceivedFileSink, @unchecked Sendable {
     var tokens: [String: OriginFetch] = [:]
     let clock: any Clock
     private var scheduler: ServiceThread?
-    /// One thread per running download, each joined (Prefetcher.swift).
-    let downloadThreads = ServiceGroup(name: "download")
+    /// One thread per running download (`download-N`), each joined (Prefetcher.swift).
+    let downloadThreads: ServiceGroup
 
     var policy: CachePolicy { configuration.policy }
     var recovery: RecoveryReport { store.recovery }
 
-    init(_ configuration: GatewayConfig.Cache, clock: any Clock = SystemClock()) throws(ContentStoreError) {
+    init(_ configuration: GatewayConfig.Cache, clock: any Clock = SystemClock(),
+         downloadThreadName: String = "download") throws(ContentStoreError) {
         self.configuration = configuration
         self.clock = clock
+        downloadThreads = ServiceGroup(name: downloadThreadName)
         store = try ContentStore(directory: configuration.directory)
         // A download the last run left in flight goes back to the queue (its partial file resumes).
         for item in store.items.values where item.state == .downloading {

@@ -12,9 +12,13 @@ final class LogFollowers: @unchecked Sendable {
     let maximum: Int
     private let lock = Mutex()
     private var active: [ObjectIdentifier: HTTPStream] = [:]
-    private let threads = ServiceGroup(name: "logs")
+    private let threads: ServiceGroup
 
-    init(maximum: Int = 8) { self.maximum = maximum }
+    /// `threadName` prefixes the follower threads' names (`logs-1`, `logs-2`, …).
+    init(maximum: Int = 8, threadName: String = "logs") {
+        self.maximum = maximum
+        threads = ServiceGroup(name: threadName)
+    }
 
     func start(_ query: LogQuery, lastEventID: String?) -> HTTPResponse {
         let reader: JournalReader
