@@ -12,13 +12,13 @@ public protocol Clock: Sendable {
     func monotonicNanoseconds() -> Int64
     /// Blocks until the monotonic clock reaches `deadline` or `stop` is raised, whichever is
     /// first. Returns true when stopped (the caller winds down), false at the deadline.
-    func sleep(untilMonotonic deadline: Int64, or stop: StopSignal) -> Bool
+    func wait(untilMonotonic deadline: Int64, or stop: StopSignal) -> Bool
 }
 
 extension Clock {
-    /// `sleep(untilMonotonic:or:)` for a duration from now.
-    public func sleep(nanoseconds: Int64, or stop: StopSignal) -> Bool {
-        sleep(untilMonotonic: monotonicNanoseconds() &+ max(0, nanoseconds), or: stop)
+    /// `wait(untilMonotonic:or:)` for a duration from now.
+    public func wait(nanoseconds: Int64, or stop: StopSignal) -> Bool {
+        wait(untilMonotonic: monotonicNanoseconds() &+ max(0, nanoseconds), or: stop)
     }
 }
 
@@ -30,7 +30,7 @@ public struct SystemClock: Clock {
     public func wallNanoseconds() -> Int64 { Self.read(CLOCK_REALTIME) }
     public func monotonicNanoseconds() -> Int64 { Self.read(CLOCK_MONOTONIC) }
 
-    public func sleep(untilMonotonic deadline: Int64, or stop: StopSignal) -> Bool {
+    public func wait(untilMonotonic deadline: Int64, or stop: StopSignal) -> Bool {
         stop.wait(untilMonotonic: deadline)
     }
 

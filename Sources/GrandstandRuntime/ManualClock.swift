@@ -59,7 +59,7 @@ public final class ManualClock: Clock {
         }
     }
 
-    public func sleep(untilMonotonic deadline: Int64, or stop: StopSignal) -> Bool {
+    public func wait(untilMonotonic deadline: Int64, or stop: StopSignal) -> Bool {
         let key = state.withLock { state in
             state.nextSleeper += 1
             state.sleepers[state.nextSleeper] = (stop, deadline)

@@ -9,7 +9,7 @@ struct ManualClockTests {
         let ticks = Mutex<[Int64]>([])
         let thread = try ServiceThread(name: "ticker") { stop in
             var next = clock.monotonicNanoseconds() + 1_000_000_000
-            while !clock.sleep(untilMonotonic: next, or: stop) {
+            while !clock.wait(untilMonotonic: next, or: stop) {
                 ticks.withLock { $0.append(clock.monotonicNanoseconds()) }
                 next += 1_000_000_000
             }
@@ -31,7 +31,7 @@ struct ManualClockTests {
     @Test func stopEndsAManualSleepWithoutTimeMoving() throws {
         let clock = ManualClock()
         let thread = try ServiceThread(name: "manual-stop") { stop in
-            _ = clock.sleep(nanoseconds: 10_000_000_000, or: stop)
+            _ = clock.wait(nanoseconds: 10_000_000_000, or: stop)
         }
         #expect(clock.waitForSleepers(1))
         let before = clock.monotonicNanoseconds()

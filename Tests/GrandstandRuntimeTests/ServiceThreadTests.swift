@@ -10,7 +10,7 @@ struct ServiceThreadTests {
         let clock = SystemClock()
         let thread = try ServiceThread(name: "test-service") { stop in
             seen.withLock { $0 = ServiceThread.currentName() }
-            _ = clock.sleep(nanoseconds: 3_600_000_000_000, or: stop)   // an hour: only stop ends it
+            _ = clock.wait(nanoseconds: 3_600_000_000_000, or: stop)   // an hour: only stop ends it
         }
         let before = clock.monotonicNanoseconds()
         while seen.withLock({ $0 }) == nil { _ = StopSignal().wait(untilMonotonic: clock.monotonicNanoseconds() + 1_000_000) }
@@ -49,7 +49,7 @@ struct ServiceThreadTests {
         #expect(clock.monotonicNanoseconds() - start >= 20_000_000)
         signal.raise()
         #expect(signal.wait(untilMonotonic: nil) == true)
-        #expect(clock.sleep(nanoseconds: 3_600_000_000_000, or: signal) == true)
+        #expect(clock.wait(nanoseconds: 3_600_000_000_000, or: signal) == true)
     }
 
     @Test func creationFailureIsAnErrorNamingTheOperation() {
@@ -76,7 +76,7 @@ struct ServiceThreadTests {
     @Test func groupStopEndsMembersWaitingOnTheSignal() throws {
         let group = ServiceGroup(name: "waiters")
         for _ in 0..<8 {
-            try group.start { stop in _ = SystemClock().sleep(nanoseconds: 3_600_000_000_000, or: stop) }
+            try group.start { stop in _ = SystemClock().wait(nanoseconds: 3_600_000_000_000, or: stop) }
         }
         #expect(group.running <= 8)
         #expect(ServiceThread.countInProcess(named: "waiters-") <= 8)

@@ -24,7 +24,7 @@ import Testing
             return manual.wallNanoseconds()
         }
         func monotonicNanoseconds() -> Int64 { manual.monotonicNanoseconds() }
-        func sleep(untilMonotonic deadline: Int64, or stop: StopSignal) -> Bool { manual.sleep(untilMonotonic: deadline, or: stop) }
+        func wait(untilMonotonic deadline: Int64, or stop: StopSignal) -> Bool { manual.wait(untilMonotonic: deadline, or: stop) }
     }
 
     static func received(_ channel: String, _ path: String, _ bytes: [UInt8]) -> ReceivedFile {

@@ -211,7 +211,7 @@ final class ContentCache: ReceivedFileSink, @unchecked Sendable {
     /// policy allows).
     func start() throws(RuntimeError) {
         scheduler = try ServiceThread(name: "cache-schedule") { [self] stop in
-            repeat { schedule() } while !clock.sleep(nanoseconds: 500_000_000, or: stop)
+            repeat { schedule() } while !clock.wait(nanoseconds: 500_000_000, or: stop)
         }
     }
 

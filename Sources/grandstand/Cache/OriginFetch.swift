@@ -86,7 +86,7 @@ struct OriginFetch: Sendable {
             do {
                 return try body()
             } catch {
-                guard error.retryable, attempt < origin.attempts, !clock.sleep(nanoseconds: delay, or: stop) else { throw error }
+                guard error.retryable, attempt < origin.attempts, !clock.wait(nanoseconds: delay, or: stop) else { throw error }
                 delay *= 2
                 attempt += 1
             }

@@ -82,7 +82,7 @@ final class CatalogFeed: @unchecked Sendable {
         refresh()
         let interval = Int64(settings.refreshSeconds) * 1_000_000_000
         thread = try ServiceThread(name: "catalog") { [self] stop in
-            while !clock.sleep(nanoseconds: interval, or: stop) { refresh() }
+            while !clock.wait(nanoseconds: interval, or: stop) { refresh() }
         }
     }
 

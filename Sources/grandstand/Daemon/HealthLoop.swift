@@ -142,7 +142,7 @@ final class HealthLoop: @unchecked Sendable {
                 nextRetry = now + retryNanoseconds
             }
             drive(now: now)
-            if clock.sleep(untilMonotonic: now + tickNanoseconds, or: stop) { break }
+            if clock.wait(untilMonotonic: now + tickNanoseconds, or: stop) { break }
         }
     }
 

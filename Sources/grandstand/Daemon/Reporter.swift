@@ -90,7 +90,7 @@ final class Reporter: @unchecked Sendable {
             }
             var until = nextReport
             if queue.count > 0 { until = min(until, retry.notBefore) }
-            _ = clock.sleep(untilMonotonic: until * 1_000_000, or: stop)
+            _ = clock.wait(untilMonotonic: until * 1_000_000, or: stop)
         }
     }
 

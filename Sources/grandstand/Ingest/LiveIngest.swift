@@ -79,7 +79,7 @@ final class LiveIngest: @unchecked Sendable {
         while !stop.isRaised {
             let beat = clock.monotonicNanoseconds()
             lock.withLock { heartbeat = beat }
-            while lock.withLock({ hung }), !clock.sleep(nanoseconds: 100_000_000, or: stop) {}
+            while lock.withLock({ hung }), !clock.wait(nanoseconds: 100_000_000, or: stop) {}
             if stop.isRaised { break }
             let now = clock.wallNanoseconds()
             if !state.capture.isOpen, now >= state.nextOpenAttempt { open(state, now: now) }

@@ -53,7 +53,7 @@ final class Recorder: @unchecked Sendable {
     /// Starts the writer thread (`recorder`): every 100 ms it appends what the taps collected.
     func start() throws(RuntimeError) {
         thread = try ServiceThread(name: "recorder") { [self] stop in
-            while !clock.sleep(nanoseconds: 100_000_000, or: stop) {
+            while !clock.wait(nanoseconds: 100_000_000, or: stop) {
                 writing.withLock { drainLocked(only: nil) }
             }
         }

@@ -184,7 +184,7 @@ final class Gateway: @unchecked Sendable {
                 #endif
                 nextThumbnails = clock.wallNanoseconds() + settings.thumbnailIntervalNanoseconds
             }
-            if clock.sleep(nanoseconds: 50_000_000, or: stop) { break }
+            if clock.wait(nanoseconds: 50_000_000, or: stop) { break }
         }
     }
 
