@@ -1,5 +1,6 @@
 import Foundation
 import GrandstandCore
+import GrandstandRuntime
 import Testing
 import TestSupport
 @testable import grandstand
@@ -37,12 +38,16 @@ import TestSupport
         }
     }
 
-    static func waitUntil(_ what: String, seconds: Double = 20, _ condition: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            guard Date() < deadline else { throw CollectorError("timed out waiting for \(what)") }
-            usleep(20_000)
+    /// Steps the reporter's clock 50 ms at a time until `condition` holds: each step wakes the
+    /// reporter, which builds or uploads what is due and parks again before the check. Time in
+    /// the reporter moves only here; the collector and the HTTP timeouts are real.
+    static func drive(_ clock: ManualClock, until what: String, steps: Int = 400, _ condition: () -> Bool) throws {
+        for _ in 0..<steps {
+            guard clock.waitForSleepers(1) else { throw CollectorError("the reporter did not park (\(what))") }
+            if condition() { return }
+            clock.advance(by: 50_000_000)
         }
+        guard condition() else { throw CollectorError("\(what): not within \(steps) steps of 50 ms") }
     }
 
     @Test func reportsSurviveFailuresAnOutageAndARestart() throws {
@@ -55,18 +60,18 @@ import TestSupport
         defer { collector.closeListener() }
 
         // Session A: the collector first fails with 500, then answers late, then refuses connections.
-        let first = try Reporter(settings: Self.settings(port: collector.port, queue: queue), stateDirectory: state, sources: Self.sources())
+        let clockA = ManualClock()
+        let first = try Reporter(settings: Self.settings(port: collector.port, queue: queue), stateDirectory: state, sources: Self.sources(),
+                                 clock: clockA)
         try first.start()
-        // The reporter counts a failure after reading the 500, a moment after the collector counted
-        // the request: wait for the reporter's side.
-        try Self.waitUntil("three 500 answers") { collector.requests >= 3 && first.counters.failures >= 3 && first.counters.built >= 2 }
+        try Self.drive(clockA, until: "three 500 answers") { collector.requests >= 3 && first.counters.failures >= 3 && first.counters.built >= 2 }
         #expect(collector.accepted.isEmpty)
         #expect(first.counters.failures >= 3 && first.counters.delivered == 0)
         collector.mode = .delay(milliseconds: 300)
-        try Self.waitUntil("two late deliveries") { collector.accepted.count >= 2 }
+        try Self.drive(clockA, until: "two late deliveries") { collector.accepted.count >= 2 }
         collector.closeListener()
         let failuresBefore = first.counters.failures
-        try Self.waitUntil("refused attempts while reports pile up") {
+        try Self.drive(clockA, until: "refused attempts while reports pile up") {
             let counters = first.counters
             return counters.failures >= failuresBefore + 2 && counters.queued >= 3
         }
@@ -77,15 +82,17 @@ import TestSupport
         #expect(leftOnDisk.count == first.counters.queued && !leftOnDisk.isEmpty)
 
         // Session B (a restart): same device, new app session; the collector comes back after a while.
-        let second = try Reporter(settings: Self.settings(port: collector.port, queue: queue), stateDirectory: state, sources: Self.sources())
+        let clockB = ManualClock()
+        let second = try Reporter(settings: Self.settings(port: collector.port, queue: queue), stateDirectory: state, sources: Self.sources(),
+                                  clock: clockB)
         #expect(second.deviceUUID == first.deviceUUID)
         #expect(second.appSessionUUID != first.appSessionUUID)
         #expect(second.counters.queued == leftOnDisk.count)
         try second.start()
-        usleep(300_000)
+        try Self.drive(clockB, until: "300 ms of refused attempts") { clockB.monotonicNanoseconds() >= 1_300_000_000 }
         collector.mode = .accept
         try collector.listen()
-        try Self.waitUntil("the backlog and two new reports delivered") {
+        try Self.drive(clockB, until: "the backlog and two new reports delivered") {
             let counters = second.counters
             return counters.queued == 0 && counters.built >= 2 && counters.delivered >= leftOnDisk.count + 2
         }
@@ -154,7 +161,7 @@ import TestSupport
         let daemon = Daemon(config: config, board: nil)
         try daemon.start()
         defer { daemon.stop() }
-        try Self.waitUntil("a report from the daemon") { !collector.accepted.isEmpty }
+        try waitFor("a report from the daemon", timeout: 20) { !collector.accepted.isEmpty }
         let report = try JSONParser.parse(collector.accepted[0])
         let stored = try String(contentsOfFile: root + "/device-uuid", encoding: .utf8)
         #expect(report["device_uuid"] == .string(stored.trimmingCharacters(in: .whitespacesAndNewlines)))

@@ -14,10 +14,10 @@ final class OperatorServices: Sendable {
     let timelines: TimelineService
     let timelineRoutes: TimelineRoutes
 
-    init(config: GatewayConfig, gateway: Gateway, events: EventLog) {
-        catalogFeed = CatalogFeed(settings: config.catalog, events: events)
+    init(config: GatewayConfig, gateway: Gateway, events: EventLog, clock: any Clock = SystemClock()) {
+        catalogFeed = CatalogFeed(settings: config.catalog, events: events, clock: clock)
         catalog = CatalogRoutes(feed: catalogFeed, gateway: gateway)
-        recorder = Recorder(store: RecordStore(stateDirectory: config.stateDirectory), gateway: gateway, events: events)
+        recorder = Recorder(store: RecordStore(stateDirectory: config.stateDirectory), gateway: gateway, events: events, clock: clock)
         records = RecordRoutes(recorder: recorder)
         timelines = TimelineService(stateDirectory: config.stateDirectory)
         timelineRoutes = TimelineRoutes(service: timelines)

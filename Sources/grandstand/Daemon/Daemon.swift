@@ -38,17 +38,21 @@ final class Daemon {
     let services: OperatorServices
     /// The content cache and prefetcher (`cache` in the config; Cache/ContentCache.swift).
     private(set) var cache: ContentCache?
+    /// The one clock every service reads and waits on (a `ManualClock` in tests).
+    let clock: any Clock
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
-         ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil, configPath: String? = nil) {
+         ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil, configPath: String? = nil,
+         clock: any Clock = SystemClock()) {
         self.config = config
+        self.clock = clock
         self.configPath = configPath
         self.board = board
         self.events = events
         self.ingestSettings = ingest
-        self.gateway = Gateway(settings: gateway ?? Gateway.Settings(hls: config.hls))
+        self.gateway = Gateway(settings: gateway ?? Gateway.Settings(hls: config.hls), clock: clock)
         self.gateway.files.sink = DirectoryFileSink(root: config.stateDirectory + "/files")
-        services = OperatorServices(config: config, gateway: self.gateway, events: events)
+        services = OperatorServices(config: config, gateway: self.gateway, events: events, clock: clock)
     }
 
     /// The settings `grandstand run` uses: the config's interface and policy, FEC on ISA-L.
@@ -76,7 +80,7 @@ final class Daemon {
         let gateway = self.gateway
         var live: LiveIngest?
         if let ingestSettings {
-            live = try LiveIngest(settings: ingestSettings, events: events) { gateway.handle($0) }
+            live = try LiveIngest(settings: ingestSettings, events: events, clock: clock) { gateway.handle($0) }
         }
         // Through the slot: a live config change replaces the capture (RuntimeConfig.ingestApplier).
         var snapshot: (@Sendable () -> IngestSnapshot)?
@@ -86,7 +90,7 @@ final class Daemon {
         // The LEDs and the service state first: the lamp test runs while the rest starts.
         let (held, unavailable) = openLEDs()
         let inputs = HealthInputs(config: config, ingest: snapshot, gateway: gateway)
-        let health = HealthLoop(config: config, board: board, leds: leds, events: events,
+        let health = HealthLoop(config: config, board: board, leds: leds, events: events, clock: clock,
                                 observe: { inputs.observation($0, now: $1) }, traffic: { inputs.packetCount() })
         try health.start()
         self.health = health
@@ -131,8 +135,9 @@ final class Daemon {
         health.onStatusLine { line in _ = try? Notifier().notify(.status("\(line); \(listeners)")) }
         if let ingestSettings {
             let events = self.events
+            let clock = self.clock
             runtime.ingestApplier = { config in
-                Self.replaceIngest(slot, settings: ingestSettings, config: config, events: events, gateway: gateway)
+                Self.replaceIngest(slot, settings: ingestSettings, config: config, events: events, gateway: gateway, clock: clock)
             }
         }
         self.runtime = runtime
@@ -167,12 +172,12 @@ final class Daemon {
     /// Re-applies ingest settings live: a new capture with the new policy replaces the old one,
     /// and only channels the new settings refuse are retired from serving. Nil, or why not.
     private static func replaceIngest(_ slot: IngestSlot, settings: LiveIngest.Settings, config: GatewayConfig, events: EventLog,
-                                      gateway: Gateway) -> String? {
+                                      gateway: Gateway, clock: any Clock) -> String? {
         var settings = settings
         settings.configuration = IngestConfiguration.product(config)
         let replacement: LiveIngest
         do {
-            replacement = try LiveIngest(settings: settings, events: events) { gateway.handle($0) }
+            replacement = try LiveIngest(settings: settings, events: events, clock: clock) { gateway.handle($0) }
         } catch {
             return "\(error)"
         }
@@ -224,7 +229,7 @@ final class Daemon {
     private func openCache() -> ContentCache? {
         guard let settings = config.cache else { return nil }
         do {
-            return try ContentCache(settings)
+            return try ContentCache(settings, clock: clock)
         } catch {
             events.record(GatewayEvent(.cacheUnavailable, "content cache in \(settings.directory) unavailable, serving live only: \(error)",
                                        fields: [("DIRECTORY", settings.directory)]))

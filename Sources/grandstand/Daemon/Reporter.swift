@@ -161,7 +161,8 @@ final class Reporter: @unchecked Sendable {
 
 extension Reporter {
     /// The reporter `grandstand run` starts: nil when `reporting.url` is not set.
-    static func product(config: GatewayConfig, board: String?, stats: @escaping () -> IngestStats) throws -> Reporter? {
+    static func product(config: GatewayConfig, board: String?, clock: any Clock = SystemClock(),
+                        stats: @escaping () -> IngestStats) throws -> Reporter? {
         let reporting = config.reporting
         guard let target = reporting.url else { return nil }
         let settings = Settings(target: target, intervalMilliseconds: Int64(reporting.intervalSeconds) * 1000,
@@ -175,7 +176,7 @@ extension Reporter {
             let wifi = WiFiReader(interface: interface, accessPoints: config.network.wifiApInfo)
             sources.wifi = { wifi.read() }
         }
-        return try Reporter(settings: settings, stateDirectory: config.stateDirectory, sources: sources)
+        return try Reporter(settings: settings, stateDirectory: config.stateDirectory, sources: sources, clock: clock)
     }
 }
 
@@ -209,7 +210,7 @@ extension Daemon {
         let gateway = self.gateway
         let snapshots = ingestSnapshots   // through the slot: a live config change replaces the capture
         do {
-            let reporter = try Reporter.product(config: config, board: board?.name) {
+            let reporter = try Reporter.product(config: config, board: board?.name, clock: clock) {
                 gateway.stats(merging: snapshots()?.stats)
             }
             try reporter?.start()
