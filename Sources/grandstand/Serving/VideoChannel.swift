@@ -57,6 +57,9 @@ final class VideoChannel: @unchecked Sendable {
     /// Stops the health thread (the channel is dropped or the gateway stops).
     func stopHealth() { health?.stop() }
 
+    /// Waits until the health worker has decoded what was queued (`VideoHealthWorker.waitUntilDrained()`).
+    func waitForHealthDrained() { health?.waitUntilDrained() }
+
     /// Holds and resumes the health worker (`VideoHealthWorker.hold()`).
     func holdHealth() { health?.hold() }
     func resumeHealth() { health?.resume() }

@@ -31,6 +31,8 @@ final class VideoHealthWorker: @unchecked Sendable {
     private var stopping = false
     /// `hold()` was called: the worker takes nothing from the queue until `resume()`.
     private var held = false
+    /// The worker took an item and is decoding it (`waitUntilDrained` waits for it too).
+    private var busy = false
     private var snapshot = VideoHealthCounters()
     private var bytesSkipped = 0
     private var peakQueuedBytes = 0
@@ -87,7 +89,7 @@ final class VideoHealthWorker: @unchecked Sendable {
             }
             queuedBytes += packets.count
             peakQueuedBytes = max(peakQueuedBytes, queuedBytes)
-            pthread_cond_signal(wake)
+            pthread_cond_broadcast(wake)
         }
     }
 
@@ -101,7 +103,7 @@ final class VideoHealthWorker: @unchecked Sendable {
         locked {
             guard !stopping else { return }
             queue.append(item)
-            pthread_cond_signal(wake)
+            pthread_cond_broadcast(wake)
         }
     }
 
@@ -114,7 +116,16 @@ final class VideoHealthWorker: @unchecked Sendable {
     func resume() {
         locked {
             held = false
-            pthread_cond_signal(wake)
+            pthread_cond_broadcast(wake)
+        }
+    }
+
+    /// Waits until the worker has decoded everything queued so far (or it is held or stopped):
+    /// how a caller knows the counters have settled without polling them. `wake` is broadcast,
+    /// since this waiter and the worker share it.
+    func waitUntilDrained() {
+        locked {
+            while (busy || !queue.isEmpty) && !held && !stopping { pthread_cond_wait(wake, mutex) }
         }
     }
 
@@ -122,7 +133,7 @@ final class VideoHealthWorker: @unchecked Sendable {
     func stop() {
         locked {
             stopping = true
-            pthread_cond_signal(wake)
+            pthread_cond_broadcast(wake)
         }
         thread?.join()
         thread = nil
@@ -147,6 +158,7 @@ final class VideoHealthWorker: @unchecked Sendable {
             let next: Item? = locked {
                 while (queue.isEmpty || held) && !stopping { pthread_cond_wait(wake, mutex) }
                 if stopping { return nil }
+                busy = true
                 let item = queue.removeFirst()
                 if case .transportStream(let bytes) = item { queuedBytes -= bytes.count }
                 return item
@@ -159,7 +171,11 @@ final class VideoHealthWorker: @unchecked Sendable {
             case .finish: monitor.finish()
             }
             let counters = monitor.counters
-            locked { snapshot = counters }
+            locked {
+                snapshot = counters
+                busy = false
+                pthread_cond_broadcast(wake)
+            }
         }
     }
 }
