@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import GrandstandCore
+import GrandstandRuntime
 import HTTPClient
 @testable import grandstand
 
@@ -31,7 +32,9 @@ import HTTPClient
         {"license":{"venueName":"V","contentOwner":"O","appDeveloper":"D"},"health":{"enterSeconds":0,"exitSeconds":0}}
         """.utf8))
         let channels = Channels()
+        let clock = ManualClock()
         let health = HealthLoop(config: config, board: nil, leds: nil, events: EventLog(stderrOnly: true), evaluateMilliseconds: 20,
+                                clock: clock,
                                 observe: { lifecycle, _ in HealthObservation(lifecycle: lifecycle, validChannels: channels.count) },
                                 traffic: { 0 })
         let lines = Lines()
@@ -39,10 +42,20 @@ import HTTPClient
         defer { health.stop() }
         health.onStatusLine { lines.append($0) }
         health.setLifecycle(.running)
-        try waitFor("the no-channels line", timeout: 20) { lines.all.last == "down (no-channels; blink code 3), 0 channels, out of venue" }
+        /// Steps the health thread's clock one 25 ms tick at a time (it evaluates every 20 ms).
+        func step(_ ticks: Int = 1, until condition: () -> Bool = { false }) {
+            for _ in 0..<ticks where !condition() {
+                #expect(clock.waitForSleepers(1))
+                clock.advance(by: 25_000_000)
+            }
+            #expect(clock.waitForSleepers(1))
+        }
+        step(40) { lines.all.last == "down (no-channels; blink code 3), 0 channels, out of venue" }
+        #expect(lines.all.last == "down (no-channels; blink code 3), 0 channels, out of venue", "\(lines.all)")
         channels.count = 2
-        try waitFor("the up line", timeout: 20) { lines.all.last == "up, 2 channels, out of venue" }
-        usleep(200_000)
+        step(40) { lines.all.last == "up, 2 channels, out of venue" }
+        #expect(lines.all.last == "up, 2 channels, out of venue", "\(lines.all)")
+        step(20)   // half a second of evaluations with nothing changing
         // One line per change, no repeats while nothing changes.
         let all = lines.all
         #expect(zip(all, all.dropFirst()).allSatisfy { $0 != $1 }, "\(all)")
