@@ -42,16 +42,6 @@ import HTTPClient
         func record(_ name: String) throws -> JSONValue? { try records().first { $0["name"] == .string(name) } }
     }
 
-    /// Waits up to `seconds` for `condition`.
-    static func eventually(_ seconds: Double = 5, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        return try condition()
-    }
-
     @Test func recordingDownloadsAndPlays() throws {
         let live = try Live()
         live.feed { live.running.daemon.gateway.videoChannel("cam")?.summary.live == true }
@@ -61,14 +51,17 @@ import HTTPClient
         #expect(startedState == .string("recording"))
         let early = try live.fan.get("/records/match-1.ts")
         #expect(early.status == 409)
-        // Half the rest of the sample, a pause for the writer thread, then the other half.
+        // Half the rest of the sample, a round of the writer (what its thread does every 100 ms),
+        // then the other half and another round: the file grows by appends.
+        let recorder = live.running.daemon.services.recorder
         let half = live.offset + (live.bytes.count - live.offset) / 2
         live.feed { live.offset >= half }
-        Thread.sleep(forTimeInterval: 0.3)
+        recorder.flush()
+        let firstHalf = try live.record("match-1")?["bytes"]
+        #expect(firstHalf != nil && firstHalf != .number(0))
         live.feed { false }
-        let written = try Self.eventually { (try live.record("match-1")?["segments"]).map { $0 != .number(0) } ?? false }
-        #expect(written)
-        Thread.sleep(forTimeInterval: 0.3)
+        recorder.flush()
+        #expect(try live.record("match-1")?["bytes"] != firstHalf)
 
         let stopped = try live.running.call("POST", "/api/v1/records/stop", body: #"{"name":"match-1"}"#)
         #expect(stopped.status == 200)
@@ -124,8 +117,8 @@ import HTTPClient
         let twice = try live.running.call("POST", "/api/v1/records", body: #"{"name":"gone","channel":"cam"}"#)
         #expect(twice.status == 409)
         live.running.daemon.gateway.handle([.channelsChanged([.removed(live.channel, reason: .deleted)])])
-        let failed = try Self.eventually { try live.record("gone")?["state"] == .string("failed") }
-        #expect(failed)
+        live.running.daemon.services.recorder.flush()   // the writer's next round notices
+        #expect(try live.record("gone")?["state"] == .string("failed"))
         let reason = try live.record("gone")?["reason"]
         #expect(reason == .string("channel gone"))
         let deleted = try live.running.call("DELETE", "/api/v1/records?name=gone")

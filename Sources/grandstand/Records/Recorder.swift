@@ -53,9 +53,7 @@ final class Recorder: @unchecked Sendable {
     /// Starts the writer thread (`recorder`): every 100 ms it appends what the taps collected.
     func start() throws(RuntimeError) {
         thread = try ServiceThread(name: "recorder") { [self] stop in
-            while !clock.wait(nanoseconds: 100_000_000, or: stop) {
-                writing.withLock { drainLocked(only: nil) }
-            }
+            while !clock.wait(nanoseconds: 100_000_000, or: stop) { flush() }
         }
     }
 
@@ -103,6 +101,10 @@ final class Recorder: @unchecked Sendable {
         }
         return record
     }
+
+    /// Appends what the taps collected now (what the writer thread does every 100 ms), and
+    /// fails recordings whose channel is gone.
+    func flush() { writing.withLock { drainLocked(only: nil) } }
 
     /// Removes a recording that is not running, and its files.
     func delete(_ name: String) throws(RecordError) {
