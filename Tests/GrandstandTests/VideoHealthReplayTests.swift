@@ -84,14 +84,8 @@ import TestSupport
             time += 11_700_000
         }
         channel.finish(at: time)
-        var rows: [String: Int64] = [:]
-        // Waits for the worker to get through what it kept (a bound, not a timing assertion:
-        // libavcodec under qemu-user decodes ~10× slower than natively).
-        for _ in 0..<(TestEnvironment.isQEMUUser ? 6000 : 1200) {
-            rows = Dictionary(channel.summary.statistics, uniquingKeysWith: { $1 })
-            if rows["video_access_units"] == 500 { break }
-            usleep(50_000)
-        }
+        channel.waitForHealthDrained()   // the worker is through everything it kept
+        let rows = Dictionary(channel.summary.statistics, uniquingKeysWith: { $1 })
         #expect(rows["video_access_units"] == 500)
         #expect(rows["video_frames_decoded"] == 500)
         #expect(rows["num_dropped_video_frames"] == 0)
@@ -115,31 +109,22 @@ import TestSupport
                 time += 1000
             }
         }
-        // Waits until the worker is through what it kept: `ready` holds and the counters stay
-        // unchanged for a second (a bound, not a timing assertion: libavcodec under qemu-user
-        // decodes ~10× slower than natively, and the whole suite shares the cores).
-        func settle(_ ready: ([String: Int64]) -> Bool) -> [String: Int64] {
-            var rows: [String: Int64] = [:], unchangedPolls = 0
-            for _ in 0..<(TestEnvironment.isQEMUUser ? 6000 : 1200) {
-                let latest = Dictionary(channel.summary.statistics, uniquingKeysWith: { $1 })
-                unchangedPolls = latest == rows ? unchangedPolls + 1 : 0
-                rows = latest
-                if ready(rows), unchangedPolls >= 20 { break }
-                usleep(50_000)
-            }
-            return rows
+        // The counters once the worker is through everything it kept (an event, not a poll).
+        func settle() -> [String: Int64] {
+            channel.waitForHealthDrained()
+            return Dictionary(channel.summary.statistics, uniquingKeysWith: { $1 })
         }
         // 165 KB offered while the worker is held (a decoder that fell behind, on any machine's
         // schedule): 64 KiB is queued, the rest left out.
         channel.holdHealth()
         offer(burst)
         channel.resumeHealth()
-        let afterBurst = settle { ($0["video_health_bytes_skipped"] ?? 0) > 0 }
+        let afterBurst = settle()
         #expect((afterBurst["video_health_bytes_skipped"] ?? 0) > 0)
         // The stream goes on: the next picture the worker decodes follows the skipped input.
         offer(following)
         channel.finish(at: time)
-        let rows = settle { ($0["video_frames_skipped"] ?? 0) > 0 }
+        let rows = settle()
         #expect((rows["video_health_queue_peak_bytes"] ?? .max) <= 64 << 10)
         #expect((rows["video_frames_skipped"] ?? 0) > 0)
         #expect((rows["video_frames_decoded"] ?? 0) + (rows["num_dropped_video_frames"] ?? 0) <= 60)
