@@ -101,7 +101,7 @@ struct FanHeadersTests {
         let waiting = Thread.detachNewThreadResult {
             try? Self.get(fed, "/channels/cam/live.m3u8?_HLS_msn=\(hint.msn)&_HLS_part=\(hint.part)")
         }
-        Thread.sleep(forTimeInterval: 0.2)
+        try fed.waitForHeldRequests(1)
         fed.feed { waiting.isDone }
         let deferred: RawHTTPClient.Reply?? = waiting.wait()
         guard let reply = deferred ?? nil else { Issue.record("the held reload got no answer"); return }

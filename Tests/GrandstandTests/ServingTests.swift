@@ -17,6 +17,13 @@ struct ServingTests {
         var offset = 0
         var time: Int64 = 1_700_000_000_000_000_000
 
+        /// Waits until `count` requests are held on the channel (blocking reloads, hinted parts).
+        func waitForHeldRequests(_ count: Int64) throws {
+            try waitFor("\(count) held requests", timeout: 20) {
+                daemon.gateway.videoChannel("cam")?.summary.statistics.first { $0.0 == "hls_blocked_requests" }?.1 == count
+            }
+        }
+
         init() throws {
             daemon = Daemon(config: try DaemonTests.config(), board: nil)
             try daemon.start()
@@ -53,7 +60,7 @@ struct ServingTests {
             fed.get("/channels/cam/live.m3u8?_HLS_msn=\(hint.msn)&_HLS_part=\(hint.part)")
         }
         let part = Thread.detachNewThreadResult { fed.get("/channels/cam/seg\(hint.msn).\(hint.part).ts") }
-        Thread.sleep(forTimeInterval: 0.3)
+        try fed.waitForHeldRequests(2)
         #expect(!waiting.isDone && !part.isDone)
         fed.feed { waiting.isDone && part.isDone }
         let answered: RawHTTPClient.Reply?? = waiting.wait()
