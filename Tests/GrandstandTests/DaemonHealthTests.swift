@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import GrandstandCore
+import GrandstandRuntime
 import HTTPClient
 @testable import grandstand
 
@@ -13,10 +14,10 @@ import HTTPClient
     {"name":"t","leds":{"service":{"chip":"gpiochip97","line":0},"fault":{"chip":"gpiochip97","line":1}}}
     """
 
-    static func start(interface: String? = nil) throws -> Daemon {
+    static func start(interface: String? = nil, clock: any GrandstandRuntime.Clock = SystemClock()) throws -> Daemon {
         let config = try DaemonTests.config()
         let ingest = interface.map { LiveIngest.Settings(interface: $0, configuration: IngestConfiguration.product(config)) }
-        let daemon = Daemon(config: config, board: try BoardDescription.decode(Array(board.utf8)), ingest: ingest)
+        let daemon = Daemon(config: config, board: try BoardDescription.decode(Array(board.utf8)), ingest: ingest, clock: clock)
         try daemon.start()
         return daemon
     }
@@ -32,10 +33,9 @@ import HTTPClient
     /// The status document once the first evaluation as `running` happened (bitmap ≠ not-running).
     static func runningStatus(_ daemon: Daemon) throws -> JSONValue {
         var document = JSONValue.null
-        for _ in 0..<40 {
+        try waitFor("the first evaluation as running", timeout: 20) {
             document = try JSONParser.parse(Array(try call(daemon, "GET", "/api/v1/status").body.utf8))
-            if let bitmap = IngestStats.int(document["service"]?["reasonsBitmap"]), bitmap & 8 == 0 { break }
-            usleep(50_000)
+            return IngestStats.int(document["service"]?["reasonsBitmap"]).map { $0 & 8 == 0 } ?? false
         }
         return document
     }
@@ -67,9 +67,11 @@ import HTTPClient
         #expect(try Self.call(daemon, "POST", "/api/v1/leds/locate?seconds=99999").status == 400)
         #expect(try Self.call(daemon, "GET", "/api/v1/leds/locate").status == 405)
         #expect(try Self.call(daemon, "POST", "/api/v1/leds/locate?seconds=5").status == 200)
-        usleep(100_000)
-        let locating = try JSONParser.parse(Array(try Self.call(daemon, "GET", "/api/v1/leds").body.utf8))
-        #expect(locating["pattern"] == .string("locate"))
+        var locating = JSONValue.null
+        try waitFor("the health loop's next tick to take the request", timeout: 20) {
+            locating = try JSONParser.parse(Array(try Self.call(daemon, "GET", "/api/v1/leds").body.utf8))
+            return locating["pattern"] == .string("locate")
+        }
         let remaining = IngestStats.int(locating["locateRemainingSeconds"]) ?? 0
         #expect((3...5).contains(remaining))
         #expect(try Self.call(daemon, "POST", "/api/v1/leds/test").status == 200)
@@ -101,14 +103,19 @@ import HTTPClient
     @Test func hangPipelineFaultStopsTheLivenessProof() throws {
         setenv("GRANDSTAND_DEBUG_FAULTS", "1", 1)
         defer { unsetenv("GRANDSTAND_DEBUG_FAULTS") }
-        // A missing interface: the capture loop keeps going round (retrying), so it is alive.
-        let daemon = try Self.start(interface: "gs-missing0")
+        // A missing interface: the capture loop keeps going round (retrying), so it is alive. The
+        // daemon's threads wait on a manual clock: health, serving and the recorder park on it,
+        // and the hung capture loop joins them.
+        let clock = ManualClock()
+        let daemon = try Self.start(interface: "gs-missing0", clock: clock)
         defer { daemon.stop() }
-        usleep(500_000)
-        #expect(daemon.isAlive(within: 1_000_000_000))
+        #expect(clock.waitForSleepers(3))
+        try waitFor("the capture loop's first round", timeout: 20) { daemon.isAlive(within: 1_000_000_000) }
         #expect(try Self.call(daemon, "POST", "/api/v1/debug/fault?name=nope").status == 400)
         #expect(try Self.call(daemon, "POST", "/api/v1/debug/fault?name=hang-pipeline").status == 200)
-        usleep(1_500_000)
+        #expect(clock.waitForSleepers(4), "the hung capture loop parks on the clock")
+        clock.advance(by: 1_500_000_000)
+        #expect(clock.waitForSleepers(4))
         #expect(!daemon.isAlive(within: 1_000_000_000))
         // The health thread itself still goes round: only the pipeline is hung.
         #expect(daemon.health?.isAlive(within: 1_000_000_000) == true)
