@@ -24,7 +24,9 @@ import Testing
         try waitFor("the origin to stall after half of the clip", timeout: 30) {
             origin.requests.contains { $0.hasPrefix("/media/stall/token/clip.bin - ") }
         }
-        usleep(300_000)   // the first half reaches the partial file
+        try waitFor("the first half in the partial file", timeout: 30) {   // counted after each write
+            first.policyStatus()["downloadedTodayBytes"] == .number(Double(clip.count / 2))
+        }
         first.stop()      // the daemon stops mid-download: the item stays `downloading` in the journal
         #expect(first.item("tok-1")?.state == .downloading)
         #expect(first.item("tok-1")?.json["token"] == nil, "the API form never shows the token")
