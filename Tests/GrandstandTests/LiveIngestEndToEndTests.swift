@@ -29,7 +29,7 @@ import Testing
             let settings = LiveIngest.Settings(interface: "gs-no-such-if0", configuration: .product(gatewayConfig))
             let ingest = try LiveIngest(settings: settings, events: EventLog(stderrOnly: true)) { _ in }
             try ingest.start()
-            Thread.sleep(forTimeInterval: 0.5)
+            try waitFor("the capture error", timeout: 30) { ingest.snapshot.lastError != nil }
             let snapshot = ingest.snapshot
             ingest.stop()
             #expect(!snapshot.capturing)
@@ -80,10 +80,8 @@ import Testing
         #expect(send.status == 0, "\(output)")
         // The deletions retire both channels.
         try waitFor("the SAP deletions") { ingest.snapshot.channels.isEmpty }
-        Thread.sleep(forTimeInterval: 0.3)
+        ingest.stop()   // the loop publishes its last snapshot as it ends
         let live = ingest.snapshot
-        ingest.stop()
-        Thread.sleep(forTimeInterval: 0.5)
         try waitForQuietFile(recording)
         tcpdump.kill()
 
