@@ -37,6 +37,8 @@ struct WaitTimeout: Error, CustomStringConvertible {
 final class Child {
     let process = Process()
     private let pipe = Pipe()
+    /// Output already read by `output(containing:)`.
+    private var collected: [UInt8] = []
 
     init(_ command: [String]) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -55,9 +57,26 @@ final class Child {
         process.waitUntilExit()
     }
 
+    /// Reads the output as it arrives until it contains `marker` (or `timeout` s pass, or the
+    /// child closes its output): waits on the pipe, not on a clock. Returns what was read.
+    func output(containing marker: String, timeout: Double = 30) -> String {
+        let fd = pipe.fileHandleForReading.fileDescriptor
+        let deadline = Date().addingTimeInterval(timeout)
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !String(decoding: collected, as: UTF8.self).contains(marker) {
+            let left = deadline.timeIntervalSinceNow
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard left > 0, poll(&entry, 1, Int32(left * 1000)) > 0 else { break }
+            let count = read(fd, &chunk, chunk.count)
+            guard count > 0 else { break }
+            collected += chunk[..<count]
+        }
+        return String(decoding: collected, as: UTF8.self)
+    }
+
     func finish() -> String {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: collected + Array(data), as: UTF8.self)
     }
 }

@@ -127,9 +127,10 @@ struct ManagementCLITests {
             // Following: the ready entry arrives as a Server-Sent Event and the client keeps waiting.
             let follow = try Child(Self.command(["logs", "--config", configPath, "--follow", "--message-id",
                                             GatewayEvent.Kind.ready.messageID, "--since", "-10m"]))
-            Thread.sleep(forTimeInterval: 3)
+            let followed = follow.output(containing: "management on 0.0.0.0:\(managementPort)")
+            #expect(follow.isRunning)
             follow.kill()
-            let followed = follow.finish()
+            _ = follow.finish()
             #expect(followed.contains("management on 0.0.0.0:\(managementPort)"), "\(followed)")
             let bad = try Self.run(["logs", "--config", configPath, "--priority", "loud"])
             #expect(bad.status == 1 && bad.output.contains("HTTP 400: priority: \"loud\" is not a level"), "\(bad.output)")
