@@ -103,6 +103,9 @@ struct HTTPRouterTests {
         ("GET", "/channels/cam/a/b", .notFound),
         ("GET", "/files/menus/a/b.json", .route("file", RouteParameters(["id": "menus"], rest: "a/b.json"))),
         ("GET", "/files/menus/a//b", .route("file", RouteParameters(["id": "menus"], rest: "a//b"))),
+        ("GET", "/files/menus/a/", .route("file", RouteParameters(["id": "menus"], rest: "a/"))),
+        ("GET", "/files/menus//", .route("file", RouteParameters(["id": "menus"], rest: "/"))),
+        ("GET", "/files/m\u{E9}nus/caf\u{E9} \u{1F3DF}.txt", .route("file", RouteParameters(["id": "m\u{E9}nus"], rest: "caf\u{E9} \u{1F3DF}.txt"))),
         ("GET", "/files/menus/", .notFound),
         ("GET", "/files/menus", .notFound),
         // The fan listener takes reads only: other methods are 405 on every path, known or not.

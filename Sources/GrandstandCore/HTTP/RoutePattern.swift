@@ -6,6 +6,15 @@ public struct RoutePattern: Sendable, Equatable, CustomStringConvertible {
         case literal(String)
         case capture(String)
         case rest
+
+        /// Literal segments outrank captures, captures outrank the rest.
+        var rank: UInt8 {
+            switch self {
+            case .literal: return 2
+            case .capture: return 1
+            case .rest: return 0
+            }
+        }
     }
 
     let segments: [Segment]
@@ -21,28 +30,24 @@ public struct RoutePattern: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The captures when `path` (split after its leading `/`, empty segments kept) matches.
-    func match(_ path: [Substring]) -> RouteParameters? {
+    /// What a path that matches (its UTF-8 `bytes` cut into `ranges` of segments) captured.
+    func captures(_ bytes: UnsafeBufferPointer<UInt8>, _ ranges: [Range<Int>]) -> RouteParameters {
         var parameters = RouteParameters()
-        for (index, segment) in segments.enumerated() {
+        for (index, segment) in segments.enumerated() where index < ranges.count {
             switch segment {
             case .rest:
-                guard index < path.count else { return nil }
-                let rest = path[index...].joined(separator: "/")
-                guard !rest.isEmpty else { return nil }
-                parameters.rest = rest
-                return parameters
-            case .literal(let text):
-                guard index < path.count, path[index] == text else { return nil }
+                let rest = ranges[index].lowerBound..<(ranges.last?.upperBound ?? ranges[index].upperBound)
+                parameters.rest = String(decoding: UnsafeBufferPointer(rebasing: bytes[rest]), as: UTF8.self)
             case .capture(let name):
-                guard index < path.count, !path[index].isEmpty else { return nil }
-                parameters.values.append((name, String(path[index])))
+                parameters.values.append(.init(name: name, value: String(decoding: UnsafeBufferPointer(rebasing: bytes[ranges[index]]), as: UTF8.self)))
+            case .literal:
+                break
             }
         }
-        return segments.count == path.count ? parameters : nil
+        return parameters
     }
 
-    /// Literal segments outrank captures, captures outrank the rest, compared left to right:
+    /// Higher-ranked segments win, compared left to right, then the longer pattern:
     /// `/channels/{id}/live.m3u8` wins over `/channels/{id}/{name}` for `…/live.m3u8`.
     func isMoreSpecific(than other: RoutePattern) -> Bool {
         for (mine, theirs) in zip(segments, other.segments) where mine.rank != theirs.rank {
@@ -53,36 +58,28 @@ public struct RoutePattern: Sendable, Equatable, CustomStringConvertible {
 
     /// Same segments with captures of any name: one resource, whatever the routes call them.
     func hasSameShape(as other: RoutePattern) -> Bool {
-        segments.count == other.segments.count && zip(segments, other.segments).allSatisfy { $0.shape == $1.shape }
-    }
-}
-
-extension RoutePattern.Segment {
-    var rank: Int {
-        switch self {
-        case .literal: return 2
-        case .capture: return 1
-        case .rest: return 0
+        segments.count == other.segments.count && zip(segments, other.segments).allSatisfy { mine, theirs in
+            if case .capture = mine, case .capture = theirs { return true }
+            return mine == theirs
         }
-    }
-
-    /// The segment with any capture name erased.
-    var shape: RoutePattern.Segment {
-        if case .capture = self { return .capture("") }
-        return self
     }
 }
 
 /// What a matched pattern captured: `{name}` segments, and the rest for a final `*`.
 public struct RouteParameters: Sendable, Equatable {
-    var values: [(name: String, value: String)] = []
+    struct Capture: Sendable, Equatable {
+        let name: String
+        let value: String
+    }
+
+    var values: [Capture] = []
     /// The path after the pattern's fixed segments, for a pattern ending in `*` (never empty).
     public internal(set) var rest: String?
 
     public init() {}
 
     public init(_ values: [String: String], rest: String? = nil) {
-        self.values = values.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        self.values = values.sorted { $0.key < $1.key }.map { Capture(name: $0.key, value: $0.value) }
         self.rest = rest
     }
 

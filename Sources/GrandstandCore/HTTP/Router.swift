@@ -26,55 +26,28 @@ public struct Router<Handler> {
     }
 
     public let routes: [Route]
-    /// Methods the listener takes at all; another is 405 on every path, before any lookup (the
-    /// fan listener serves reads only). nil: each path's routes decide.
-    public let acceptedMethods: [String]?
-    /// `acceptedMethods` as an `Allow` list, worked out once.
-    private let acceptedAllow: [String]?
+    /// The matching itself, not generic, so it is compiled once in this module.
+    private let table: RouteTable
 
+    /// `acceptedMethods`: the methods the listener takes at all; another is 405 on every path,
+    /// before any lookup (the fan listener serves reads only). nil: each path's routes decide.
     public init(_ routes: [Route], acceptedMethods: [String]? = nil) {
         self.routes = routes
-        self.acceptedMethods = acceptedMethods
-        acceptedAllow = acceptedMethods.map(Self.allowed)
+        table = RouteTable(routes.map { ($0.methods, $0.pattern) }, acceptedMethods: acceptedMethods)
     }
 
     public func resolve(method: String, path: String) -> Resolution {
-        if let acceptedAllow, !acceptedAllow.contains(method) { return .methodNotAllowed(allow: acceptedAllow) }
-        if path == "*" {
-            // §9.3.7: OPTIONS * asks about the server, not a resource.
-            return method == "OPTIONS" ? .options(allow: acceptedAllow ?? Self.allowed(routes.flatMap(\.methods))) : .notFound
+        switch table.resolve(method: method, path: path) {
+        case .matched(let index, let parameters): return .matched(routes[index].handler, parameters)
+        case .notFound: return .notFound
+        case .methodNotAllowed(let allow): return .methodNotAllowed(allow: allow)
+        case .options(let allow): return .options(allow: allow)
         }
-        guard path.first == "/" else { return .notFound }
-        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-        var best: (route: Route, parameters: RouteParameters)?
-        for route in routes {
-            guard best.map({ route.pattern.isMoreSpecific(than: $0.route.pattern) }) ?? true,
-                  let parameters = route.pattern.match(segments) else { continue }
-            best = (route, parameters)
-        }
-        guard let best else { return .notFound }
-        // Every route with the winning pattern's shape serves the same resource.
-        let resource = routes.filter { $0.pattern.hasSameShape(as: best.route.pattern) }
-        let chosen = resource.first { $0.methods.contains(method) }
-            ?? (method == "HEAD" ? resource.first { $0.methods.contains("GET") } : nil)
-        if let chosen {
-            return .matched(chosen.handler, chosen.pattern.match(segments) ?? best.parameters)
-        }
-        let allow = Self.allowed(resource.flatMap(\.methods))
-        return method == "OPTIONS" ? .options(allow: allow) : .methodNotAllowed(allow: allow)
     }
 
     /// `methods` as an `Allow` list: HEAD with GET, OPTIONS always, in a fixed order
     /// (GET, HEAD, POST, PUT, PATCH, DELETE, others alphabetically, OPTIONS), each once.
-    public static func allowed(_ methods: [String]) -> [String] {
-        var set = Set(methods)
-        if set.contains("GET") { set.insert("HEAD") }
-        set.insert("OPTIONS")
-        let order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
-        let known = order.filter(set.contains)
-        let others = set.subtracting(order).subtracting(["OPTIONS"]).sorted()
-        return known + others + ["OPTIONS"]
-    }
+    public static func allowed(_ methods: [String]) -> [String] { RouteTable.allowed(methods) }
 }
 
 extension Router: Sendable where Handler: Sendable {}
