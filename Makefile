@@ -7,7 +7,7 @@ SWIFT_BUILD_FLAGS ?=
 # Debian packages the host build and tests need (headers of every C library the package links,
 # plus the real peers the tests use).
 DEPS := pkg-config libpcap-dev libgpiod-dev gpiod libsystemd-dev systemd libavcodec-dev libavutil-dev \
-        libisal-dev libnl-genl-3-dev libmicrohttpd-dev curl ffmpeg tshark tcpdump iproute2 chromium python3 \
+        libisal-dev libnl-genl-3-dev curl ffmpeg tshark tcpdump iproute2 chromium python3 \
         python3-zfec
 CHECK := test
 

@@ -35,15 +35,11 @@ let package = Package(
                        pkgConfig: "libnl-genl-3.0", providers: apt("libnl-genl-3-dev")),
         .systemLibrary(name: "CGSGpiodSystem", path: "Sources/CLibraries/CGSGpiodSystem",
                        pkgConfig: "libgpiod", providers: apt("libgpiod-dev")),
-        .systemLibrary(name: "CGSMicroHTTPDSystem", path: "Sources/CLibraries/CGSMicroHTTPDSystem",
-                       pkgConfig: "libmicrohttpd", providers: apt("libmicrohttpd-dev")),
         // One C interface over libgpiod v1 (bookworm 1.6) and v2 (trixie 2.x), chosen at compile time.
         .target(name: "CGSGpiod", dependencies: ["CGSGpiodSystem"], path: "Sources/CLibraries/CGSGpiod"),
-        // MHD_start_daemon is variadic; the shim gives Swift a fixed-argument entry point.
-        .target(name: "CGSMicroHTTPD", dependencies: ["CGSMicroHTTPDSystem"], path: "Sources/CLibraries/CGSMicroHTTPD"),
         // Thread names (pthread_setname_np is a GNU extension Glibc's module does not show).
         .target(name: "CGSRuntime", path: "Sources/CLibraries/CGSRuntime"),
-        // epoll, eventfd, sendfile, accept4 for the grandstand HTTP engine (not in Glibc's module).
+        // epoll, eventfd, sendfile, accept4, memfd_create for the HTTP engine (not in Glibc's module).
         .target(name: "CGSEventLoop", path: "Sources/CLibraries/CGSEventLoop"),
 
         // Version and commit of the build, written by `make` (tools/build-stamp.sh).
@@ -58,7 +54,8 @@ let package = Package(
         .target(name: "ErasureCoding", dependencies: ["CGSISAL", "GrandstandCore", "GrandstandRuntime"], path: "Sources/Adapters/ErasureCoding"),
         .target(name: "WiFi", dependencies: ["CGSNetlink", "GrandstandCore"], path: "Sources/Adapters/WiFi"),
         .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
-        .target(name: "HTTPServer", dependencies: ["CGSMicroHTTPD", "CGSMicroHTTPDSystem", "CGSEventLoop", "GrandstandCore", "GrandstandRuntime"], path: "Sources/Adapters/HTTPServer"),
+        // Both listeners: our epoll HTTP/1.1 engine, the route table on the core's Router, streams.
+        .target(name: "HTTPServer", dependencies: ["CGSEventLoop", "GrandstandCore", "GrandstandRuntime"], path: "Sources/Adapters/HTTPServer"),
         // Outgoing HTTP/1.1 (the management CLI's requests, report POSTs): Glibc sockets only.
         .target(name: "HTTPClient", dependencies: ["GrandstandCore"], path: "Sources/Adapters/HTTPClient"),
         // UDP multicast sending (and a joined receiver for tests): Glibc sockets only.
@@ -80,7 +77,8 @@ let package = Package(
         .executableTarget(name: "fec-bench", dependencies: ["GrandstandCore", "ErasureCoding", "CGSISAL"], path: "tools/bench/fec"),
 
         // The cache's crash-safety proof writer (tools/cache-killtest, run by ContentCacheTests).
-        .executableTarget(name: "cache-killtest", dependencies: ["GrandstandCore", "ContentStore"], path: "tools/cache-killtest"),
+        .executableTarget(name: "cache-killtest", dependencies: ["GrandstandCore", "ContentStore"], path: "tools/cache-killtest",
+                         exclude: ["README.md"]),
 
         // MARK: Tests: one target per module; fixtures live beside them under Tests/Fixtures.
         .target(name: "TestSupport", path: "Tests/Support"),

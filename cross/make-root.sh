@@ -42,7 +42,7 @@ log "build root packages took $((SECONDS - t1)) s"
 # Guard: an amd64 .pc of a linked library here would shadow the sysroot's.
 leak=$(find "$ROOT/usr/lib" "$ROOT/usr/share" -path '*/pkgconfig/*.pc' \
     \( -name 'libpcap.pc' -o -name 'libsystemd.pc' -o -name 'libav*.pc' -o -name 'libisal.pc' \
-       -o -name 'libnl-*.pc' -o -name 'libgpiod.pc' -o -name 'libmicrohttpd.pc' \) 2>/dev/null || true)
+       -o -name 'libnl-*.pc' -o -name 'libgpiod.pc' \) 2>/dev/null || true)
 [ -z "$leak" ] || die "amd64 -dev files in the build root would shadow the sysroot: $leak"
 
 in_root swift --version 2>&1 | head -1 >&2

@@ -25,11 +25,13 @@ for deb in "$@"; do
     rm -rf "$ctl"
     depends=$(dpkg-deb -f "$deb" Depends)
     case $arch in
-        arm64) libs="libc6 libpcap0.8t64 libgpiod3 libsystemd0 libavcodec61 libmicrohttpd12t64 libisal2 libnl-genl-3-200" ;;
+        arm64) libs="libc6 libpcap0.8t64 libgpiod3 libsystemd0 libavcodec61 libisal2 libnl-genl-3-200" ;;
         amd64) libs="libc6 libsystemd0 libisal2 libnl-genl-3-200" ;;
         *) libs=; bad "unexpected architecture $arch" ;;
     esac
     for l in $libs; do grep -qE "(^|, )$l( |,|$)" <<< "$depends" || bad "Depends lacks $l: $depends"; done
+    # libmicrohttpd left the package (issue 19): a Depends on it means a stale link.
+    if grep -q libmicrohttpd <<< "$depends"; then bad "Depends still names libmicrohttpd: $depends"; fi
     tree=$(mktemp -d)
     dpkg-deb -x "$deb" "$tree"
     machine=$(od -An -tu2 -j18 -N2 "$tree/usr/bin/grandstand" | tr -d ' ')

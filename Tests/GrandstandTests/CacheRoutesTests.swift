@@ -36,6 +36,13 @@ import Testing
         HTTPRequest(method: method, path: path, query: query, body: Array(body.utf8))
     }
 
+    /// The cache's routes behind the router, as the management listener runs them.
+    struct Routed {
+        let router: HTTPRouter
+        init(_ cache: ContentCache) { router = HTTPRouter(CacheRoutes(cache: cache).routes) }
+        func handle(_ request: HTTPRequest) -> HTTPResponse? { router.handle(request, HTTPResponder { _ in }) }
+    }
+
     @Test func receivedFilesAreStoredLookedUpAndReplaced() throws {
         let cache = try Self.cache()
         defer { cache.removeDirectory() }
@@ -71,7 +78,7 @@ import Testing
     @Test func itemsListFiltersSortsAndActs() throws {
         let cache = try Self.cache()
         defer { cache.removeDirectory() }
-        let routes = CacheRoutes(cache: cache)
+        let routes = Routed(cache)
         _ = try cache.store(Self.received("menus", "m.txt", [1, 2, 3]))
         _ = try cache.store(Self.received("maps", "map.txt", [1]))
         var origin = CacheItem(id: "goal", source: .origin, category: "replay", state: .discovered, now: 5)
@@ -117,10 +124,13 @@ import Testing
         #expect(routes.handle(request("GET", "/api/v1/items/nope"))?.status == 404)
         #expect(routes.handle(request("POST", "/api/v1/items/goal/explode"))?.status == 404)
         #expect(routes.handle(request("PUT", "/api/v1/items"))?.status == 405)
+        #expect(routes.handle(request("PUT", "/api/v1/items"))?.header("Allow") == "GET, HEAD, POST, OPTIONS")
+        #expect(routes.handle(request("GET", "/api/v1/items/goal/pause"))?.header("Allow") == "POST, OPTIONS")
         // Adding by content id needs an origin.
         #expect(routes.handle(request("POST", "/api/v1/items", body: "{\"id\":\"x\"}"))?.status == 409)
         #expect(routes.handle(request("POST", "/api/v1/items", body: "{\"id\":\"a/b\"}"))?.status == 400)
-        #expect(routes.handle(request("GET", "/api/v1/channels")) == nil)
+        // Not a cache path: the router's 404 (the daemon's table has the route).
+        #expect(routes.handle(request("GET", "/api/v1/channels"))?.status == 404)
 
         let policy = try JSONParser.parse(try #require(routes.handle(request("GET", "/api/v1/cache/policy"))).body)
         #expect(policy["sizeBytes"] == .number(Double(1 << 20)))

@@ -66,6 +66,9 @@ import HTTPClient
         #expect(try Self.call(daemon, "POST", "/api/v1/leds/locate?seconds=abc").status == 400)
         #expect(try Self.call(daemon, "POST", "/api/v1/leds/locate?seconds=99999").status == 400)
         #expect(try Self.call(daemon, "GET", "/api/v1/leds/locate").status == 405)
+        let locateGet = try RawHTTPClient(port: try #require(daemon.status?.management.port))
+            .get("/api/v1/leds/locate", headers: ["Authorization: Bearer secret"])
+        #expect(locateGet.headers["allow"] == "POST, OPTIONS")
         #expect(try Self.call(daemon, "POST", "/api/v1/leds/locate?seconds=5").status == 200)
         var locating = JSONValue.null
         try waitFor("the health loop's next tick to take the request", timeout: 20) {

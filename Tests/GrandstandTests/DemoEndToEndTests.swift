@@ -85,7 +85,7 @@ import TestSupport
         // Errors.
         #expect(client.get("/channels/nope/live.m3u8").status == 404)
         #expect(client.get(base + "seg999999.ts").status == 404)
-        // A `..` segment: 400 from the grandstand engine's parser (404 from the routes on libmicrohttpd).
+        // A `..` segment: 400 from the request parser (HTTP1RequestParser).
         #expect(client.get(base + "../../etc/passwd").status == 400)
         #expect(client.get("/nope").status == 404)
 

@@ -9,15 +9,20 @@ import HTTPClient
 /// need the token; the fan listener answers 404 for every management path and never shows the
 /// token (docs/security.md).
 @Suite(.serialized) struct ManagementSecurityTests {
-    /// Every management route with its method: the route table (other files add to it), the
-    /// LED and debug routes (HealthRoutes) and the event stream.
+    /// Every management route with its method, from the running daemon's table (every feature
+    /// adds to it: LEDs and debug faults, the event stream, catalog, records, timelines, files),
+    /// captures filled with a sample value (`{id}` → `x`, a final `*` → `x/y`).
     static func routes(_ daemon: Daemon) throws -> [(method: String, path: String)] {
-        let status = try #require(daemon.status)
-        let table = ManagementRoutes(runtime: RuntimeConfig(config: daemon.config, token: "unused", path: nil, events: EventLog()),
-                                     status: status, gateway: daemon.gateway, ingest: nil).table
-        let extra = [("GET", "/api/v1/leds"), ("POST", "/api/v1/leds/locate"), ("POST", "/api/v1/leds/test"),
-                     ("POST", "/api/v1/debug/fault"), ("GET", "/api/v1/events")]
-        return table.map { ($0.method, $0.path) } + extra.map { (method: $0.0, path: $0.1) }
+        let table = daemon.managementTable
+        for path in ["/api/v1/leds", "/api/v1/leds/locate", "/api/v1/leds/test", "/api/v1/debug/fault", "/api/v1/events"] {
+            #expect(table.contains { $0.pattern == path }, "\(path) is not in the management table")
+        }
+        return table.flatMap { route in
+            let path = route.pattern.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+                segment == "*" ? "x/y" : segment.hasPrefix("{") ? "x" : String(segment)
+            }.joined(separator: "/")
+            return route.methods.map { (method: $0, path: path) }
+        }
     }
 
     static func start() throws -> Daemon {

@@ -31,7 +31,7 @@ struct HTTPClientTests {
     }
 
     @Test func getsAndPutsAgainstTheServerAdapter() throws {
-        let server = try HTTPServer(HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { request in
+        let server = try EventLoopServer(HTTPListenerConfiguration(host: "127.0.0.1", port: 0)) { request in
             .text(201, "\(request.method) \(request.path) q=\(request.query["q"] ?? "-") auth=\(request.header("Authorization") ?? "-") body=\(String(decoding: request.body, as: UTF8.self))")
         }
         defer { server.stop() }
@@ -44,7 +44,7 @@ struct HTTPClientTests {
     }
 
     @Test func streamHandsOverTheBodyOrReturnsAnError() throws {
-        let server = try HTTPServer(HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { request in
+        let server = try EventLoopServer(HTTPListenerConfiguration(host: "127.0.0.1", port: 0)) { request in
             request.path == "/ok" ? .text(200, "streamed body") : .text(401, "no")
         }
         defer { server.stop() }

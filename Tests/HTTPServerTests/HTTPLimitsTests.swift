@@ -7,10 +7,10 @@ import TestSupport
 /// keep-alive wait, per-client and total connection limits, request size limits, malformed
 /// requests, 2,000 idle connections, a flood from one client. After each, others are served.
 @Suite(.serialized) struct HTTPLimitsTests {
-    static func start(_ engine: HTTPEngine, _ configure: (inout HTTPServer.Configuration) -> Void) throws -> any HTTPListener {
-        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+    static func start(_ configure: (inout HTTPListenerConfiguration) -> Void = { _ in }) throws -> any HTTPListener {
+        var configuration = HTTPListenerConfiguration(host: "127.0.0.1", port: 0)
         configure(&configuration)
-        return try engine.start(configuration, handler: HTTPServerTests.echo)
+        return try EventLoopServer(configuration, handler: HTTPServerTests.echo)
     }
 
     /// One GET from `source`; the status, or nil when the server closed without answering.
@@ -20,8 +20,8 @@ import TestSupport
         return RawSocket.status(socket.readAll().bytes)
     }
 
-    @Test(arguments: HTTPEngine.allCases) func slowAndSilentClientsAreCutAtTheHeaderDeadlineWhileOthersAreServed(engine: HTTPEngine) throws {
-        let server = try Self.start(engine) { $0.headerTimeoutSeconds = 2; $0.idleTimeoutSeconds = 30 }
+    @Test func slowAndSilentClientsAreCutAtTheHeaderDeadlineWhileOthersAreServed() throws {
+        let server = try Self.start { $0.headerTimeoutSeconds = 2; $0.idleTimeoutSeconds = 30 }
         defer { server.stop() }
         // Trickles a header line every 250 ms: never idle long enough for the idle timeout.
         let slow = Thread.detachNewThreadResult { () -> Double? in
@@ -56,8 +56,8 @@ import TestSupport
         #expect(Self.get(server) == 200)
     }
 
-    @Test(arguments: HTTPEngine.allCases) func keepAliveWaitEndsAtTheHeaderDeadline(engine: HTTPEngine) throws {
-        let server = try Self.start(engine) { $0.headerTimeoutSeconds = 2 }
+    @Test func keepAliveWaitEndsAtTheHeaderDeadline() throws {
+        let server = try Self.start { $0.headerTimeoutSeconds = 2 }
         defer { server.stop() }
         let socket = try RawSocket(port: server.port)
         socket.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -71,8 +71,8 @@ import TestSupport
         #expect(waited >= 1.9 && waited < 3.5, "keep-alive closed after \(waited) s")
     }
 
-    @Test(arguments: HTTPEngine.allCases) func perClientAndTotalConnectionLimits(engine: HTTPEngine) throws {
-        let server = try Self.start(engine) { $0.perClientLimit = 4; $0.connectionLimit = 6; $0.headerTimeoutSeconds = 60 }
+    @Test func perClientAndTotalConnectionLimits() throws {
+        let server = try Self.start { $0.perClientLimit = 4; $0.connectionLimit = 6; $0.headerTimeoutSeconds = 60 }
         defer { server.stop() }
         var held = try (0..<4).map { _ in try RawSocket(port: server.port, from: "127.0.0.1") }
         try waitUntil { server.statistics.connections == 4 }
@@ -94,8 +94,8 @@ import TestSupport
         #expect(Self.get(server, from: "127.0.0.1") == 200)
     }
 
-    @Test(arguments: HTTPEngine.allCases) func oversizedURLsAndHeadersGet414Or431(engine: HTTPEngine) throws {
-        let server = try Self.start(engine) { $0.connectionMemoryLimit = 32 * 1024 }
+    @Test func oversizedURLsAndHeadersGet414Or431() throws {
+        let server = try Self.start { $0.connectionMemoryLimit = 32 * 1024 }
         defer { server.stop() }
         let cases: [(String, [Int])] = [
             ("GET /" + String(repeating: "a", count: 40_000) + " HTTP/1.1\r\nHost: x\r\n\r\n", [414, 431]),
@@ -115,14 +115,14 @@ import TestSupport
         #expect(Self.get(server, "/" + String(repeating: "b", count: 15_000)) == 404)
     }
 
-    /// libmicrohttpd closes the connection on a request line it cannot parse (0.9.75; newer
-    /// versions may answer 400 first): never a 2xx, and the listener goes on serving.
-    @Test(arguments: HTTPEngine.allCases, [
+    /// A request line that cannot be parsed is refused (4xx/5xx, or closed unanswered): never a
+    /// 2xx, and the listener goes on serving.
+    @Test(arguments: [
         "GARBAGE\r\n\r\n", "\r\n\r\n", "\u{16}\u{03}\u{01}\u{02}\u{00}\u{01}\r\n\r\n", "GET /hello HTTP/9.9\r\nHost: x\r\n\r\n",
         "GET /hello HTTP/1.1\r\nHost: x\r\nNoColonHere\r\n\r\n", "GET\r\n\r\n", "GET /hello HTTP/1.1 extra\r\nHost: x\r\n\r\n",
     ])
-    func malformedRequestsAreRefusedAndServingGoesOn(engine: HTTPEngine, _ request: String) throws {
-        let server = try Self.start(engine) { _ in }
+    func malformedRequestsAreRefusedAndServingGoesOn(_ request: String) throws {
+        let server = try Self.start()
         defer { server.stop() }
         let socket = try RawSocket(port: server.port, timeout: 3)
         socket.send(request)
@@ -134,8 +134,8 @@ import TestSupport
 
     /// RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400; HTTP/1.0 needs none; the
     /// listener goes on serving.
-    @Test(arguments: HTTPEngine.allCases) func aHostHeaderIsRequiredOnHTTP11(engine: HTTPEngine) throws {
-        let server = try Self.start(engine) { _ in }
+    @Test func aHostHeaderIsRequiredOnHTTP11() throws {
+        let server = try Self.start()
         defer { server.stop() }
         for (request, expected) in [("GET /hello HTTP/1.1\r\nConnection: close\r\n\r\n", 400),
                                     ("GET /hello HTTP/1.1\r\nhOsT: x\r\nConnection: close\r\n\r\n", 200),
@@ -150,12 +150,12 @@ import TestSupport
 
     /// Odd but parseable headers (NUL in a value, a space in a name, obs-fold, thousands of tiny
     /// headers within the size limit): answered or refused, and the listener goes on serving.
-    @Test(arguments: HTTPEngine.allCases, [
+    @Test(arguments: [
         "X-A: a\u{0}b\r\n", "X A: b\r\n", "X-Folded: a\r\n continuation\r\n", String(repeating: "X-T: 1\r\n", count: 2000),
         "Range: bytes=" + String(repeating: "0-1,", count: 2000) + "\r\n", "Host: y\r\nHost: z\r\n", "\u{7F}\u{FF}: \u{1}\r\n",
     ])
-    func absurdHeadersLeaveTheListenerServing(engine: HTTPEngine, _ headers: String) throws {
-        let server = try Self.start(engine) { _ in }
+    func absurdHeadersLeaveTheListenerServing(_ headers: String) throws {
+        let server = try Self.start()
         defer { server.stop() }
         let socket = try RawSocket(port: server.port, timeout: 3)
         socket.send("GET /hello HTTP/1.1\r\nHost: x\r\n" + headers + "Connection: close\r\n\r\n")
@@ -164,27 +164,21 @@ import TestSupport
         #expect(Self.get(server) == 200)
     }
 
-    @Test(arguments: HTTPEngine.allCases) func percentEncodedNulIsNeverDecoded(engine: HTTPEngine) throws {
-        let server = try Self.start(engine) { _ in }
+    @Test func percentEncodedNulIsNeverDecoded() throws {
+        let server = try Self.start()
         defer { server.stop() }
         let socket = try RawSocket(port: server.port)
         socket.send("GET /client%00.jpg HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         let reply = String(decoding: socket.readAll().bytes, as: UTF8.self)
-        if engine == .libmicrohttpd {
-            // libmicrohttpd leaves %00 encoded.
-            #expect(reply.hasPrefix("HTTP/1.1 404"))
-            #expect(reply.contains("no route for /client%00.jpg"))
-        } else {
-            // Ours refuses it (HTTP1RequestParser: a NUL anywhere in the target is a 400).
-            #expect(reply.hasPrefix("HTTP/1.1 400"), "\(reply)")
-            #expect(reply.contains("Connection: close"))
-        }
+        // Refused (HTTP1RequestParser: a NUL anywhere in the target is a 400).
+        #expect(reply.hasPrefix("HTTP/1.1 400"), "\(reply)")
+        #expect(reply.contains("Connection: close"))
         #expect(Self.get(server, "/hello%20there") == 404)
     }
 
-    @Test(arguments: HTTPEngine.allCases) func twoThousandIdleConnectionsStayBoundedAndOthersAreServed(engine: HTTPEngine) throws {
+    @Test func twoThousandIdleConnectionsStayBoundedAndOthersAreServed() throws {
         try raiseOpenFileLimit(to: 8192)
-        let server = try Self.start(engine) {
+        let server = try Self.start {
             $0.connectionLimit = 2100; $0.perClientLimit = 2100; $0.headerTimeoutSeconds = 120; $0.idleTimeoutSeconds = 120
         }
         defer { server.stop() }
@@ -209,8 +203,8 @@ import TestSupport
         #expect(Self.get(server) == 200)
     }
 
-    @Test(arguments: HTTPEngine.allCases) func aFloodFromOneClientLeavesOthersServed(engine: HTTPEngine) throws {
-        let server = try Self.start(engine) { $0.perClientLimit = 8 }
+    @Test func aFloodFromOneClientLeavesOthersServed() throws {
+        let server = try Self.start { $0.perClientLimit = 8 }
         defer { server.stop() }
         let stop = Date().addingTimeInterval(2.5)
         let flooders = (0..<12).map { _ in

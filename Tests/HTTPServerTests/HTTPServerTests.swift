@@ -23,14 +23,14 @@ struct HTTPServerTests {
         }
     }
 
-    func start(_ engine: HTTPEngine, _ configure: (inout HTTPServer.Configuration) -> Void = { _ in }) throws -> any HTTPListener {
-        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+    func start(_ configure: (inout HTTPListenerConfiguration) -> Void = { _ in }) throws -> any HTTPListener {
+        var configuration = HTTPListenerConfiguration(host: "127.0.0.1", port: 0)
         configure(&configuration)
-        return try engine.start(configuration, handler: Self.echo)
+        return try EventLoopServer(configuration, handler: Self.echo)
     }
 
-    @Test(arguments: HTTPEngine.allCases) func getOnAnEphemeralLoopbackPort(engine: HTTPEngine) throws {
-        let server = try start(engine)
+    @Test func getOnAnEphemeralLoopbackPort() throws {
+        let server = try start()
         #expect(server.port != 0)
         let reply = try RawHTTPClient(port: server.port).get("/hello?name=fan%20one", headers: ["X-Agent: test"])
         #expect(reply.status == 200)
@@ -40,58 +40,58 @@ struct HTTPServerTests {
         #expect(reply.headers["content-length"] == "23")
     }
 
-    @Test(arguments: HTTPEngine.allCases) func unknownPathIs404(engine: HTTPEngine) throws {
-        let server = try start(engine)
+    @Test func unknownPathIs404() throws {
+        let server = try start()
         let reply = try RawHTTPClient(port: server.port).get("/nope")
         #expect(reply.status == 404)
         #expect(reply.text == "no route for /nope\n")
     }
 
-    @Test(arguments: HTTPEngine.allCases) func postBodyArrivesWhole(engine: HTTPEngine) throws {
-        let server = try start(engine)
+    @Test func postBodyArrivesWhole() throws {
+        let server = try start()
         let body = (0..<100_000).map { UInt8($0 % 251) }
         let reply = try RawHTTPClient(port: server.port).post("/upload", body: body)
         #expect(reply.status == 201)
         #expect(reply.text == "{\"bytes\":100000,\"sum\":\(body.reduce(0) { $0 + Int($1) })}")
     }
 
-    @Test(arguments: HTTPEngine.allCases) func oversizedBodyIs413(engine: HTTPEngine) throws {
-        let server = try start(engine) { $0.maxBodyBytes = 1000 }
+    @Test func oversizedBodyIs413() throws {
+        let server = try start { $0.maxBodyBytes = 1000 }
         let reply = try RawHTTPClient(port: server.port).post("/upload", body: [UInt8](repeating: 7, count: 5000))
         #expect(reply.status == 413)
     }
 
-    @Test(arguments: HTTPEngine.allCases) func oversizedHeadersGetA4xx(engine: HTTPEngine) throws {
-        let server = try start(engine)
+    @Test func oversizedHeadersGetA4xx() throws {
+        let server = try start()
         let reply = try RawHTTPClient(port: server.port).get("/hello", headers: ["X-Big: " + String(repeating: "a", count: 64 * 1024)])
         #expect((400..<500).contains(reply.status))
     }
 
-    @Test(arguments: HTTPEngine.allCases) func clientAddressIsReported(engine: HTTPEngine) throws {
-        let server = try start(engine)
+    @Test func clientAddressIsReported() throws {
+        let server = try start()
         let reply = try RawHTTPClient(port: server.port).get("/client")
         #expect(reply.text.hasPrefix("127.0.0.1:"))
     }
 
-    @Test(arguments: HTTPEngine.allCases) func secondListenerOnTheSamePortFailsWithEADDRINUSE(engine: HTTPEngine) throws {
-        let first = try start(engine)
+    @Test func secondListenerOnTheSamePortFailsWithEADDRINUSE() throws {
+        let first = try start()
         #expect(throws: HTTPServerError("start listener on 127.0.0.1:\(first.port)", errno: EADDRINUSE)) {
-            _ = try start(engine) { $0.port = first.port }
+            _ = try start { $0.port = first.port }
         }
     }
 
-    @Test(arguments: HTTPEngine.allCases, ["localhost", "300.1.1.1", "", "::g"])
-    func nonNumericHostsAreRejected(engine: HTTPEngine, host: String) {
-        #expect(throws: HTTPServerError.self) { _ = try start(engine) { $0.host = host } }
+    @Test(arguments: ["localhost", "300.1.1.1", "", "::g"])
+    func nonNumericHostsAreRejected(host: String) {
+        #expect(throws: HTTPServerError.self) { _ = try start { $0.host = host } }
     }
 
-    @Test(arguments: HTTPEngine.allCases) func ipv6Loopback(engine: HTTPEngine) throws {
-        let server = try start(engine) { $0.host = "::1" }
+    @Test func ipv6Loopback() throws {
+        let server = try start { $0.host = "::1" }
         #expect(server.port != 0)
     }
 
-    @Test(arguments: HTTPEngine.allCases) func stopClosesTheListener(engine: HTTPEngine) throws {
-        let server = try start(engine)
+    @Test func stopClosesTheListener() throws {
+        let server = try start()
         let port = server.port
         server.stop()
         #expect(throws: (any Error).self) { _ = try RawHTTPClient(port: port).get("/hello") }

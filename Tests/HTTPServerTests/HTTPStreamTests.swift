@@ -15,8 +15,8 @@ import Testing
         var count: Int { lock.lock(); defer { lock.unlock() }; return streams.count }
     }
 
-    static func start(_ engine: HTTPEngine, _ opened: Opened, limits: HTTPStream.Limits = HTTPStream.Limits()) throws -> any HTTPListener {
-        try engine.start(HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { request in
+    static func start(_ opened: Opened, limits: HTTPStream.Limits = HTTPStream.Limits()) throws -> any HTTPListener {
+        try EventLoopServer(HTTPListenerConfiguration(host: "127.0.0.1", port: 0)) { request in
             guard request.path == "/events" else { return .text(200, "plain") }
             let stream = HTTPStream(limits: limits)
             opened.add(stream)
@@ -32,9 +32,9 @@ import Testing
         return (socket, try #require(opened.last))
     }
 
-    @Test(arguments: HTTPEngine.allCases) func chunksArriveAsSentAndFinishEndsTheBody(engine: HTTPEngine) throws {
+    @Test func chunksArriveAsSentAndFinishEndsTheBody() throws {
         let opened = Opened()
-        let server = try Self.start(engine, opened)
+        let server = try Self.start(opened)
         defer { server.stop() }
         let (socket, stream) = try Self.open(server, opened)
         #expect(stream.send(Array("data: one\n\n".utf8)))
@@ -58,12 +58,12 @@ import Testing
         #expect(server.statistics.streams == 0)
     }
 
-    @Test(arguments: HTTPEngine.allCases) func aClientThatStopsReadingCostsABoundedQueue(engine: HTTPEngine) throws {
+    @Test func aClientThatStopsReadingCostsABoundedQueue() throws {
         let opened = Opened()
         var limits = HTTPStream.Limits()
         limits.maxQueuedBytes = 64 * 1024
         limits.maxQueuedChunks = 64
-        let server = try Self.start(engine, opened, limits: limits)
+        let server = try Self.start(opened, limits: limits)
         defer { server.stop() }
         let (socket, stream) = try Self.open(server, opened)
         var small = Int32(4096)
@@ -80,12 +80,12 @@ import Testing
         #expect(HTTPLimitsTests.get(server, "/plain") == 200)
     }
 
-    @Test(arguments: HTTPEngine.allCases) func aClientThatLeavesIsNoticedAndItsStreamCloses(engine: HTTPEngine) throws {
+    @Test func aClientThatLeavesIsNoticedAndItsStreamCloses() throws {
         let opened = Opened()
         var limits = HTTPStream.Limits()
         limits.heartbeat = Array(": keepalive\n\n".utf8)
         limits.heartbeatSeconds = 1
-        let server = try Self.start(engine, opened, limits: limits)
+        let server = try Self.start(opened, limits: limits)
         defer { server.stop() }
         let closedFlag = Opened()
         var (socket, stream) = try Self.open(server, opened)
@@ -102,9 +102,9 @@ import Testing
         _ = socket
     }
 
-    @Test(arguments: HTTPEngine.allCases) func stoppingTheServerEndsOpenStreams(engine: HTTPEngine) throws {
+    @Test func stoppingTheServerEndsOpenStreams() throws {
         let opened = Opened()
-        let server = try Self.start(engine, opened)
+        let server = try Self.start(opened)
         let (socket, stream) = try Self.open(server, opened)
         stream.send(Array("data: x\n\n".utf8))
         _ = socket.read(until: "data: x")

@@ -31,16 +31,16 @@ struct MemoryFileTests {
         #expect(past.map { String(describing: $0).contains("past the end") } == true)
     }
 
-    /// Each answer owns a duplicate descriptor: the file may go (a segment evicted) while the
+    /// Each answer holds its memory file: the file may go (a segment evicted) while the
     /// answer is in flight, and it is still sent whole. Ranges of a file answer only that range.
-    @Test(arguments: HTTPEngine.allCases) func answersFromAMemoryFileEvenAfterItIsDropped(engine: HTTPEngine) throws {
+    @Test func answersFromAMemoryFileEvenAfterItIsDropped() throws {
         let pattern = Self.pattern   // built here, on the test's thread: the handler only copies it
-        let server = try engine.start(HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { request in
+        let server = try EventLoopServer(HTTPListenerConfiguration(host: "127.0.0.1", port: 0)) { request in
             guard let file = try? MemoryFile(name: "answer") else { return .text(500, "no memory file") }
             do { try pattern.withUnsafeBytes { try file.append($0) } } catch { return .text(500, "\(error)") }
             var response = HTTPResponse(status: 200, headers: [("Content-Type", "video/mp2t")])
             response.file = request.path == "/part" ? FileBody(file, 1000..<5000) : FileBody(file, 0..<file.size)
-            return response   // `file` is released here, before libmicrohttpd sends a byte
+            return response   // the handler's `file` reference ends here, before a byte is sent
         }
         defer { server.stop() }
         let whole = try RawHTTPClient(port: server.port).get("/whole")

@@ -1,26 +1,21 @@
-import CGSMicroHTTPD
-import CGSMicroHTTPDSystem
-#if canImport(Glibc)
-import Glibc
-#endif
+import GrandstandRuntime
 
 /// Answers one request later, from any thread (e.g. a blocking playlist reload answered when the
-/// next part is published). The connection stays suspended (libmicrohttpd suspend/resume, no
-/// thread held) until `respond` is called; only the first call counts.
+/// next part is published). The connection waits (no thread held) until `respond` is called;
+/// only the first call counts.
 public final class HTTPResponder: @unchecked Sendable {
-    // @unchecked: the delivery is itself thread-safe (libmicrohttpd: under the PendingRequest's
-    // lock; the event loop: its mailbox).
+    // @unchecked: the delivery is itself thread-safe (the event loop's: its mailbox).
     private let delivery: any ResponseDelivery
     private let transform: (@Sendable (HTTPResponse) -> HTTPResponse)?
-
-    init(pending: PendingRequest, connection: OpaquePointer, transform: (@Sendable (HTTPResponse) -> HTTPResponse)? = nil) {
-        self.delivery = MHDDelivery(pending: pending, connection: connection)
-        self.transform = transform
-    }
 
     init(delivery: any ResponseDelivery, transform: (@Sendable (HTTPResponse) -> HTTPResponse)? = nil) {
         self.delivery = delivery
         self.transform = transform
+    }
+
+    /// A responder outside any listener (tests, tools): `deliver` gets the first answer.
+    public convenience init(_ deliver: @escaping @Sendable (HTTPResponse) -> Void) {
+        self.init(delivery: ClosureDelivery(deliver))
     }
 
     /// Delivers the answer and resumes the connection; later calls are ignored.
@@ -42,48 +37,20 @@ protocol ResponseDelivery: AnyObject {
     func deliver(_ response: HTTPResponse)
 }
 
-/// libmicrohttpd: store the answer in the request's slot and resume the connection.
-final class MHDDelivery: ResponseDelivery {
-    let pending: PendingRequest
-    let connection: OpaquePointer
-    init(pending: PendingRequest, connection: OpaquePointer) {
-        self.pending = pending
-        self.connection = connection
-    }
-    func deliver(_ response: HTTPResponse) { pending.deliver(response, connection: connection) }
-}
+/// `HTTPResponder(_:)`'s delivery: the first answer goes to the closure, later ones are dropped.
+final class ClosureDelivery: ResponseDelivery, @unchecked Sendable {
+    // @unchecked: `answered` is under `lock`.
+    private let sink: @Sendable (HTTPResponse) -> Void
+    private let lock = Lock()
+    private var answered = false
 
-extension PendingRequest {
-    /// Stores the answer; resumes the connection if it is already suspended.
-    func deliver(_ response: HTTPResponse, connection: OpaquePointer) {
-        lock.withLock {
-            guard !answered else { return }
-            answered = true
-            deferredResponse = response
-            if suspended {
-                suspended = false
-                MHD_resume_connection(connection)
-            }
+    init(_ sink: @escaping @Sendable (HTTPResponse) -> Void) { self.sink = sink }
+
+    func deliver(_ response: HTTPResponse) {
+        let first: Bool = lock.withLock {
+            defer { answered = true }
+            return !answered
         }
-    }
-
-    /// Called right after the handler deferred: suspends unless the answer already arrived
-    /// (then queues it at once). Returns the result of queueing, or nil after suspending.
-    func suspendUnlessAnswered(_ connection: OpaquePointer, _ context: ServerContext) -> MHD_Result? {
-        let ready: HTTPResponse? = lock.withLock {
-            if answered { return takeDeferredResponseLocked() }
-            suspended = true
-            MHD_suspend_connection(connection)
-            return nil
-        }
-        guard let ready else { return nil }
-        return queueResponse(ready, on: connection, context)
-    }
-
-    func takeDeferredResponse() -> HTTPResponse? { lock.withLock { takeDeferredResponseLocked() } }
-
-    private func takeDeferredResponseLocked() -> HTTPResponse? {
-        defer { deferredResponse = nil }
-        return deferredResponse
+        if first { sink(response) }
     }
 }

@@ -1,7 +1,9 @@
+import GrandstandCore
+
 /// One request as the handler sees it: method, decoded path, query arguments, headers, body.
 public struct HTTPRequest: Sendable {
     public var method: String
-    /// The path without the query, percent-decoded by libmicrohttpd (e.g. `/channels/a/live.m3u8`).
+    /// The path without the query, percent-decoded by the request parser (e.g. `/channels/a/live.m3u8`).
     public var path: String
     public var query: [String: String]
     /// Header names are stored lowercased (HTTP field names are case-insensitive, RFC 9110 §5.1).
@@ -9,6 +11,8 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The peer as `address:port` (`[v6]:port` for IPv6), when known.
     public var client: String?
+    /// What the matched route's pattern captured (`{id}`, a final `*`), set by `HTTPRouter`.
+    public var parameters = RouteParameters()
 
     public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
                 body: [UInt8] = [], client: String? = nil) {

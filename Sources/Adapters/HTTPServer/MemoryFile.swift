@@ -1,12 +1,12 @@
-import CGSMicroHTTPD
+import CGSEventLoop
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// An anonymous memory file (`memfd_create`): bytes the listener sends with `sendfile`, from the
 /// page cache, instead of copying them out of user memory for every answer (docs/serving.md,
-/// "Segment storage"). The descriptor closes with the last owner; answers in flight hold their
-/// own duplicate, so a file dropped meanwhile is still sent whole.
+/// "Segment storage"). The descriptor closes with the last owner; an answer in flight holds the
+/// file (`FileBody`), so a file dropped meanwhile is still sent whole.
 public final class MemoryFile: @unchecked Sendable {
     // @unchecked: `size` changes only in `append`, which one owner at a time calls (under its
     // lock); readers take ranges below the size they saw, which never change (append-only).
@@ -14,7 +14,7 @@ public final class MemoryFile: @unchecked Sendable {
     public private(set) var size = 0
 
     public init(name: String) throws(HTTPServerError) {
-        let fd = gs_mhd_memfd(name)
+        let fd = gs_el_memfd(name)
         guard fd >= 0 else { throw HTTPServerError("memfd_create \(name)", errno: errno) }
         descriptor = fd
     }

@@ -1,6 +1,4 @@
 import GrandstandRuntime
-import CGSMicroHTTPD
-import CGSMicroHTTPDSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +10,7 @@ import Glibc
 ///
 /// Contract: `send` one whole unit per call (an SSE event with its blank line); `send` returns
 /// false once the client left or `finish` was called, and the publisher should then forget the
-/// stream. The connection stays suspended (no thread held) while the queue is empty.
+/// stream. The connection waits (no thread held, no polling) while the queue is empty.
 public final class HTTPStream: @unchecked Sendable {
     // @unchecked: every mutable field is only touched under `lock`.
     public struct Limits: Sendable {
@@ -30,13 +28,12 @@ public final class HTTPStream: @unchecked Sendable {
     public let limits: Limits
     private let lock = Lock()
     private var queue: [[UInt8]] = []
-    private var head = 0          // bytes of queue[0] already handed to libmicrohttpd
+    private var head = 0          // bytes of queue[0] already pulled by the listener
     private var queuedBytes = 0
     private var finished = false
     private var closed = false
     private var suspended = false
-    private var connection: OpaquePointer?
-    /// The event-loop engine's wake-up (instead of a libmicrohttpd connection to resume).
+    /// The listener's wake-up, called when something arrives after a pull found nothing.
     private var waker: (@Sendable () -> Void)?
     private var lastSendNanoseconds = monotonicNanoseconds()
     private var dropped = 0
@@ -81,7 +78,7 @@ public final class HTTPStream: @unchecked Sendable {
     public var droppedChunks: Int { lock.withLock { dropped } }
 
     /// Runs `body` once when the stream closes (client gone, or finished and sent); at once if
-    /// it already has. Runs on libmicrohttpd's thread: keep it short, do not block.
+    /// it already has. Runs on the listener's thread: keep it short, do not block.
     public func onClose(_ body: @escaping @Sendable () -> Void) {
         let now: Bool = lock.withLock {
             if closed { return true }
@@ -91,15 +88,13 @@ public final class HTTPStream: @unchecked Sendable {
         if now { body() }
     }
 
-    // MARK: Adapter side (libmicrohttpd's thread)
+    // MARK: Listener side
 
-    func attach(_ connection: OpaquePointer) { lock.withLock { self.connection = connection } }
-
-    /// Event-loop engine: `wake` runs (under the stream's lock: keep it short) when a pull found
+    /// `wake` runs (under the stream's lock: keep it short) when a pull found
     /// nothing and something arrived since.
     func attach(wake: @escaping @Sendable () -> Void) { lock.withLock { waker = wake } }
 
-    /// Event-loop engine: up to `max` queued bytes; empty with `ended` false means wait for the wake.
+    /// Up to `max` queued bytes; empty with `ended` false means wait for the wake.
     func pull(max: Int) -> (bytes: [UInt8], ended: Bool) {
         lock.withLock {
             var out: [UInt8] = []
@@ -120,36 +115,10 @@ public final class HTTPStream: @unchecked Sendable {
         }
     }
 
-    /// Copies queued bytes into libmicrohttpd's buffer; suspends the connection when empty.
-    func read(into buffer: UnsafeMutableRawPointer, max: Int) -> Int {
-        lock.withLock {
-            var written = 0
-            while written < max, !queue.isEmpty {
-                let chunk = queue[0]
-                let n = Swift.min(max - written, chunk.count - head)
-                chunk.withUnsafeBytes { source in
-                    if n > 0, let base = source.baseAddress { (buffer + written).copyMemory(from: base + head, byteCount: n) }
-                }
-                written += n
-                head += n
-                queuedBytes -= n
-                if head == chunk.count { queue.removeFirst(); head = 0 }
-            }
-            if written > 0 { return written }
-            if finished { return Int(MHD_CONTENT_READER_END_OF_STREAM) }
-            if let connection, !suspended {
-                suspended = true
-                MHD_suspend_connection(connection)
-            }
-            return 0
-        }
-    }
-
-    /// libmicrohttpd dropped the response: the client left or the body ended.
+    /// The listener is done with the stream: the client left or the body ended.
     func close() {
         let callbacks: [@Sendable () -> Void] = lock.withLock {
             closed = true
-            connection = nil
             waker = nil
             queue = []
             queuedBytes = 0
@@ -159,7 +128,7 @@ public final class HTTPStream: @unchecked Sendable {
         for callback in callbacks { callback() }
     }
 
-    /// Heartbeat when idle; called by the server's tracker thread.
+    /// Heartbeat when idle; called by the listener's tick (every 250 ms).
     func tick(now: Int64) {
         guard let heartbeat = limits.heartbeat else { return }
         let due = lock.withLock { !closed && !finished && now - lastSendNanoseconds >= Int64(limits.heartbeatSeconds) * 1_000_000_000 }
@@ -167,10 +136,7 @@ public final class HTTPStream: @unchecked Sendable {
     }
 
     private func wakeLocked() {
-        if suspended, let connection {
-            suspended = false
-            MHD_resume_connection(connection)
-        } else if suspended, let waker {
+        if suspended, let waker {
             suspended = false
             waker()
         }
@@ -183,16 +149,26 @@ func monotonicNanoseconds() -> Int64 {
     return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
 }
 
-/// MHD_ContentReaderCallback for streams: `cls` is a retained HTTPStream.
-let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
-    guard let cls, let buffer else { return Int(MHD_CONTENT_READER_END_WITH_ERROR) }
-    return Unmanaged<HTTPStream>.fromOpaque(cls).takeUnretainedValue().read(into: buffer, max: max)
-}
+/// The open streams of one listener: heartbeats, shutdown, statistics.
+final class StreamRegistry: @unchecked Sendable {
+    // @unchecked: under `lock`.
+    private let lock = Lock()
+    private var open: [ObjectIdentifier: HTTPStream] = [:]
+    private var droppedClosed = 0
 
-/// MHD_ContentReaderFreeCallback: the response is gone; close the stream and drop our reference.
-let streamReleased: MHD_ContentReaderFreeCallback = { cls in
-    guard let cls else { return }
-    let stream = Unmanaged<HTTPStream>.fromOpaque(cls)
-    stream.takeUnretainedValue().close()
-    stream.release()
+    func add(_ stream: HTTPStream) {
+        lock.withLock { open[ObjectIdentifier(stream)] = stream }
+        stream.onClose { [weak self, weak stream] in
+            guard let self, let stream else { return }
+            let dropped = stream.droppedChunks
+            self.lock.withLock {
+                if self.open.removeValue(forKey: ObjectIdentifier(stream)) != nil { self.droppedClosed += dropped }
+            }
+        }
+    }
+
+    func all() -> [HTTPStream] { lock.withLock { Array(open.values) } }
+    var count: Int { lock.withLock { open.count } }
+    var dropped: Int { droppedClosed(plus: all().reduce(0) { $0 + $1.droppedChunks }) }
+    private func droppedClosed(plus live: Int) -> Int { lock.withLock { droppedClosed } + live }
 }

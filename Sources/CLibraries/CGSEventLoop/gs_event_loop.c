@@ -2,6 +2,7 @@
 #include "gs_event_loop.h"
 
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/eventfd.h>
 #include <sys/sendfile.h>
 
@@ -45,3 +46,5 @@ ssize_t gs_el_sendfile(int out_fd, int in_fd, int64_t *offset, size_t count) {
     *offset = (int64_t)position;
     return sent;
 }
+
+int gs_el_memfd(const char *name) { return memfd_create(name, MFD_CLOEXEC); }

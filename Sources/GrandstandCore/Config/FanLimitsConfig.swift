@@ -14,20 +14,14 @@ extension GatewayConfig {
         public var headerTimeoutSeconds = 10
         /// Request line plus headers per connection; larger requests get 414/431.
         public var headerBytes = 32 * 1024
-        /// Listener threads (libmicrohttpd thread pool; the grandstand engine runs one).
+        /// Accepted for old configs, no effect: the listener runs one epoll thread (it sized
+        /// libmicrohttpd's thread pool, removed in issue 19).
         public var threads = 1
-        /// The HTTP/1.1 engine (docs/serving.md, "Engines").
-        public var engine = Engine.grandstand
 
         public init() {}
 
+        /// `engine` is still a key so old configs that name `"grandstand"` keep loading.
         static let keys: Set<String> = ["connections", "perClient", "idleTimeoutSeconds", "headerTimeoutSeconds", "headerBytes", "threads", "engine"]
-
-        /// `grandstand`: our epoll loop sending like nginx; `libmicrohttpd`: the library, as before.
-        public enum Engine: String, Sendable, Equatable, CaseIterable {
-            case grandstand
-            case libmicrohttpd
-        }
     }
 
     static func decodeFanLimits(_ value: JSONValue?, at path: JSONPath, _ reader: inout JSONReader) -> FanLimits {
@@ -41,12 +35,14 @@ extension GatewayConfig {
                                                      in: 1...3600) ?? limits.headerTimeoutSeconds
         limits.headerBytes = reader.integer(object["headerBytes"], at: object.path("headerBytes"), in: 4096...1_048_576) ?? limits.headerBytes
         limits.threads = reader.integer(object["threads"], at: object.path("threads"), in: 1...64) ?? limits.threads
-        if let name = reader.string(object["engine"], at: object.path("engine")) {
-            if let engine = FanLimits.Engine(rawValue: name) {
-                limits.engine = engine
-            } else {
-                reader.report(object.path("engine"), "\"\(name)\" is not an engine (expected grandstand or libmicrohttpd)")
-            }
+        // One engine is left (issue 19): naming it is harmless; naming the removed one is an error
+        // rather than a silent switch, so the operator learns the setting no longer holds.
+        switch reader.string(object["engine"], at: object.path("engine")) {
+        case nil, "grandstand"?: break
+        case "libmicrohttpd"?:
+            reader.report(object.path("engine"), "\"libmicrohttpd\" was removed: the fan listener runs the grandstand engine only (delete the key)")
+        case let name?:
+            reader.report(object.path("engine"), "\"\(name)\" is not an engine (the only one is grandstand; the key may be left out)")
         }
         if limits.perClient > limits.connections {
             reader.report(object.path("perClient"), "\(limits.perClient) is more than connections (\(limits.connections))")

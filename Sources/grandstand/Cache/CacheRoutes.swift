@@ -7,25 +7,22 @@ import HTTPServer
 struct CacheRoutes: Sendable {
     let cache: ContentCache
 
-    /// The answer for a cache path; nil for any other path.
-    func handle(_ request: HTTPRequest) -> HTTPResponse? {
-        let method = request.method == "HEAD" ? "GET" : request.method
-        if request.path == "/api/v1/cache/policy" {
-            return method == "GET" ? .json(cache.policyStatus().encoded + "\n") : Self.notAllowed("GET")
-        }
-        guard request.path == "/api/v1/items" || request.path.hasPrefix("/api/v1/items/") else { return nil }
-        let parts = request.path.dropFirst("/api/v1/items".count).split(separator: "/").map(String.init)
-        switch (parts.count, method) {
-        case (0, "GET"): return list(request)
-        case (0, "POST"): return add(request)
-        case (0, _): return Self.notAllowed("GET, POST")
-        case (1, "GET"): return cache.item(parts[0]).map { .json($0.json.encoded + "\n") } ?? .text(404, "no item \(parts[0])")
-        case (1, "DELETE"): return act(parts[0]) { id in try cache.deleteFiles(id, tombstone: true); return cache.item(id) }
-        case (1, _): return Self.notAllowed("GET, DELETE")
-        case (2, "POST"): return action(parts[0], parts[1], request)
-        case (2, _): return Self.notAllowed("POST")
-        default: return .text(404, "not found")
-        }
+    var routes: [HTTPRoute] {
+        [
+            HTTPRoute("GET", "/api/v1/cache/policy") { _ in .json(cache.policyStatus().encoded + "\n") },
+            HTTPRoute("GET", "/api/v1/items") { list($0) },
+            HTTPRoute("POST", "/api/v1/items") { add($0) },
+            HTTPRoute("GET", "/api/v1/items/{id}") { request in
+                let id = request.parameters["id"] ?? ""
+                return cache.item(id).map { .json($0.json.encoded + "\n") } ?? .text(404, "no item \(id)")
+            },
+            HTTPRoute("DELETE", "/api/v1/items/{id}") { request in
+                act(request.parameters["id"] ?? "") { id in try cache.deleteFiles(id, tombstone: true); return cache.item(id) }
+            },
+            HTTPRoute("POST", "/api/v1/items/{id}/{action}") { request in
+                action(request.parameters["id"] ?? "", request.parameters["action"] ?? "", request)
+            },
+        ]
     }
 
     private func action(_ id: String, _ name: String, _ request: HTTPRequest) -> HTTPResponse {
@@ -116,9 +113,5 @@ struct CacheRoutes: Sendable {
         } catch {
             return .text(409, "\(error)")
         }
-    }
-
-    private static func notAllowed(_ allow: String) -> HTTPResponse {
-        HTTPResponse(status: 405, headers: [("Allow", allow)], body: Array("method not allowed\n".utf8))
     }
 }

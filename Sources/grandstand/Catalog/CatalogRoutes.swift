@@ -54,18 +54,18 @@ struct CatalogRoutes: Sendable {
     }
 
     /// Management routes: search, batch (GET and POST), live, the feed's status, a refresh.
-    var managementRoutes: [ManagementRoute] {
+    var managementRoutes: [HTTPRoute] {
         [
-            ManagementRoute("GET", "/api/v1/catalog") { handle($0, rest: "") },
-            ManagementRoute("GET", "/api/v1/catalog/batch") { handle($0, rest: "/batch") },
-            ManagementRoute("POST", "/api/v1/catalog/batch") { handle($0, rest: "/batch") },
-            ManagementRoute("GET", "/api/v1/catalog/live") { handle($0, rest: "/live") },
-            ManagementRoute("GET", "/api/v1/catalog/status") { _ in .json(feed.statusJSON.encoded + "\n") },
-            ManagementRoute("POST", "/api/v1/catalog/refresh") { _ in
+            HTTPRoute("GET", "/api/v1/catalog") { handle($0, rest: "") },
+            HTTPRoute("GET", "/api/v1/catalog/batch") { handle($0, rest: "/batch") },
+            HTTPRoute("POST", "/api/v1/catalog/batch") { handle($0, rest: "/batch") },
+            HTTPRoute("GET", "/api/v1/catalog/live") { handle($0, rest: "/live") },
+            HTTPRoute("GET", "/api/v1/catalog/status") { _ in .json(feed.statusJSON.encoded + "\n") },
+            HTTPRoute("POST", "/api/v1/catalog/refresh") { _ in
                 feed.refresh()
                 return .json(feed.statusJSON.encoded + "\n")
             },
-            ManagementRoute("PUT", "/api/v1/catalog/feed") { request in
+            HTTPRoute("PUT", "/api/v1/catalog/feed") { request in
                 do throws(CatalogFeedDecoder.FeedError) {
                     let count = try feed.update(bytes: request.body, source: "management upload")
                     return .json(JSONValue.object([("fixtures", .number(Double(count)))]).encoded + "\n")

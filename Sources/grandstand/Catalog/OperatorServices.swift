@@ -43,14 +43,16 @@ final class OperatorServices: Sendable {
         recorder.stop()
     }
 
-    /// The fan listener's answer for paths these features own, nil for any other path.
-    func fan(_ request: HTTPRequest) -> HTTPResponse? {
-        let path = request.path
-        if path == "/catalog" || path.hasPrefix("/catalog/") {
-            return catalog.handle(request, rest: String(path.dropFirst("/catalog".count)))
-        }
-        return records.fan(request) ?? timelineRoutes.fan(request)
+    /// The fan listener's routes of these features (reads only).
+    var fanRoutes: [HTTPRoute] {
+        [
+            HTTPRoute("GET", "/catalog") { [catalog] in catalog.handle($0, rest: "") },
+            HTTPRoute("GET", "/catalog/batch") { [catalog] in catalog.handle($0, rest: "/batch") },
+            HTTPRoute("GET", "/catalog/live") { [catalog] in catalog.handle($0, rest: "/live") },
+            HTTPRoute("GET", "/records/{file}") { [records] in records.fan($0) },
+            HTTPRoute("GET", "/timelines/{file}") { [timelineRoutes] in timelineRoutes.fan($0) },
+        ]
     }
 
-    var managementRoutes: [ManagementRoute] { catalog.managementRoutes + records.managementRoutes + timelineRoutes.managementRoutes }
+    var managementRoutes: [HTTPRoute] { catalog.managementRoutes + records.managementRoutes + timelineRoutes.managementRoutes }
 }

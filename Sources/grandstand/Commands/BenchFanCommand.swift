@@ -26,12 +26,6 @@ struct BenchFanCommand: ParsableCommand {
     @Option(help: "Complete segments to package before serving.")
     var segments: Int = 6
 
-    @Option(help: "Listener threads.")
-    var threads: Int = 1
-
-    @Option(help: "HTTP engine: grandstand (epoll, sendfile like nginx) or libmicrohttpd.")
-    var engine: String = "grandstand"
-
     @Option(help: "Segment storage: memfd (answered with sendfile, as the daemon does) or array (from memory).")
     var storage: String = "memfd"
 
@@ -41,7 +35,6 @@ struct BenchFanCommand: ParsableCommand {
     func run() throws {
         var signals = SignalLoop()
         guard let address = ListenAddress(parsing: fan) else { throw ValidationError("--fan must be numeric HOST:PORT") }
-        guard GatewayConfig.FanLimits.Engine(rawValue: engine) != nil else { throw ValidationError("--engine must be grandstand or libmicrohttpd") }
         guard let data = FileManager.default.contents(atPath: sample) else {
             printError("grandstand bench-fan: cannot read \(sample)")
             throw ExitCode(66)
@@ -51,7 +44,7 @@ struct BenchFanCommand: ParsableCommand {
         let config = try GatewayConfig.decode(Array("""
             {"license":{"venueName":"B","contentOwner":"B","appDeveloper":"B"},"management":{"token":"bench"},
              "listeners":{"fan":"\(address)","management":"127.0.0.1:0",
-                          "fanLimits":{"connections":4096,"perClient":4096,"threads":\(threads),"engine":"\(engine)"}}}
+                          "fanLimits":{"connections":4096,"perClient":4096}}}
             """.utf8))
         var gateway = Gateway.Settings(hls: config.hls)
         gateway.memoryFileSegments = storage != "array"
@@ -68,7 +61,7 @@ struct BenchFanCommand: ParsableCommand {
             time += 1_000_000
         }
         guard let status = daemon.status else { throw ExitCode(1) }
-        print("ready http://\(status.fan)/channels/cam/live.m3u8 segments=\(daemon.gateway.videoChannel("cam")?.summary.segments ?? 0) engine=\(engine)")
+        print("ready http://\(status.fan)/channels/cam/live.m3u8 segments=\(daemon.gateway.videoChannel("cam")?.summary.segments ?? 0) storage=\(storage)")
         fflush(nil)
         let end = duration.map { SystemClock().monotonicNanoseconds() + Int64($0 * 1e9) }
         while true {

@@ -5,7 +5,6 @@ import GPIO
 import MediaCodec
 import CGSBuildStamp
 import GrandstandCore
-import HTTPServer
 import Systemd
 
 /// `grandstand version`: what was built, from which commit, with which compiler and libraries.
@@ -34,7 +33,6 @@ extension BuildInfo {
             swiftVersion: compilerVersion,
             libraries: [
                 "libpcap": PacketCapture.libraryVersion,
-                "libmicrohttpd": HTTPServer.libraryVersion,
                 "libsystemd": SystemdLibrary.loadedFile,
                 "libgpiod": GPIOLibrary.version,
                 "ffmpeg": MediaCodecLibrary.versionSummary,

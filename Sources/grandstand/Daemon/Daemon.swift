@@ -26,7 +26,7 @@ final class Daemon {
     /// Reads whichever capture is running at call time (for threads that outlive a replacement).
     var ingestSnapshots: @Sendable () -> IngestSnapshot? { let slot = ingestSlot; return { slot.live?.snapshot } }
     private(set) var fanServer: (any HTTPListener)?
-    private(set) var managementServer: HTTPServer?
+    private(set) var managementServer: (any HTTPListener)?
     private(set) var status: StatusReport?
     private(set) var leds: StatusLEDs?
     private(set) var health: HealthLoop?
@@ -40,6 +40,8 @@ final class Daemon {
     private(set) var cache: ContentCache?
     /// The one clock every service reads and waits on (a `ManualClock` in tests).
     let clock: any Clock
+    /// The management listener's routes once started (ManagementSecurityTests walks them).
+    private(set) var managementTable: [HTTPRoute] = []
 
     init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
          ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil, configPath: String? = nil,
@@ -66,7 +68,7 @@ final class Daemon {
     func start() throws {
         let fanAddress = config.listeners.fan, managementAddress = config.listeners.management
         let fanConfiguration = FanRoutes.serverConfiguration(fanAddress, config.listeners.fanLimits)
-        var managementConfiguration = HTTPServer.Configuration(host: managementAddress.host, port: managementAddress.port)
+        var managementConfiguration = HTTPListenerConfiguration(host: managementAddress.host, port: managementAddress.port)
         managementConfiguration.connectionLimit = 64
 
         // The token first: a state directory that cannot hold it is a start error, before any thread.
@@ -96,11 +98,11 @@ final class Daemon {
         self.health = health
         // The listeners answer with the bound ports, so start them on a placeholder report first.
         let box = StatusBox()
-        let fan: any HTTPListener, management: HTTPServer
+        let fan: any HTTPListener, management: any HTTPListener
         do {
-            fan = try FanRoutes.engine(config.listeners.fanLimits).start(fanConfiguration, deferring: { box.fan($0, $1) })
+            fan = try EventLoopServer(fanConfiguration, deferring: { box.fan($0, $1) })
             do {
-                management = try HTTPServer(managementConfiguration) { box.management($0) }
+                management = try EventLoopServer(managementConfiguration, deferring: { box.management($0, $1) })
             } catch {
                 fan.stop()
                 throw error
@@ -120,13 +122,12 @@ final class Daemon {
         var managementRoutes = ManagementRoutes(runtime: runtime, status: report, gateway: gateway, ingest: snapshot)
         managementRoutes.followers = followers
         let eventRoutes = ManagementEventRoutes(hub: events.hub) { StatusReport.serviceJSON(health.snapshot) }
-        managementRoutes.extra = { request in
-            healthRoutes.handle(request) ?? eventRoutes.handle(request) ?? cache.flatMap { CacheRoutes(cache: $0).handle(request) }
-        }
+        managementRoutes.more = healthRoutes.routes + eventRoutes.routes + (cache.map { CacheRoutes(cache: $0).routes } ?? [])
         managementRoutes.statsExtra = WiFiStatus(config: config) { health.snapshot.state.inVenue }.members
         managementRoutes.services = services
-        box.install(fan: FanRoutes(status: report, gateway: gateway, services: services, cache: cache.map(CacheFanRoutes.init)),
-                    management: managementRoutes)
+        box.install(fan: FanRoutes(status: report, gateway: gateway, services: services, cache: cache.map(CacheFanRoutes.init)).handler(),
+                    management: managementRoutes.handler())
+        self.managementTable = managementRoutes.table
         self.cache = cache
         if let cache { gateway.files.sink = cache }   // one store for received files and prefetched items
         services.attach(cache: cache)
@@ -270,26 +271,27 @@ private final class IngestSlot: @unchecked Sendable {
     func take() -> LiveIngest? { lock.withLock { defer { current = nil }; return current } }
 }
 
-/// Routes installed after the listeners know their ports; until then requests get 503.
+/// Handlers installed after the listeners know their ports; until then requests get 503.
 private final class StatusBox: @unchecked Sendable {
-    // @unchecked: the routes are set once under the lock and then only read under it.
+    // @unchecked: the handlers are set once under the lock and then only read under it.
     private let lock = Mutex()
-    private var fanRoutes: FanRoutes?
-    private var managementRoutes: ManagementRoutes?
+    private var fanHandler: HTTPDeferringHandler?
+    private var managementHandler: HTTPDeferringHandler?
 
-    func install(fan: FanRoutes, management: ManagementRoutes) {
+    func install(fan: @escaping HTTPDeferringHandler, management: @escaping HTTPDeferringHandler) {
         lock.withLock {
-            fanRoutes = fan
-            managementRoutes = management
+            fanHandler = fan
+            managementHandler = management
         }
     }
 
     func fan(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
-        guard let routes = lock.withLock({ fanRoutes }) else { return .text(503, "starting") }
-        return routes.handle(request, responder)
+        guard let handler = lock.withLock({ fanHandler }) else { return .text(503, "starting") }
+        return handler(request, responder)
     }
 
-    func management(_ request: HTTPRequest) -> HTTPResponse {
-        lock.withLock { managementRoutes }?.handle(request) ?? .text(503, "starting")
+    func management(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
+        guard let handler = lock.withLock({ managementHandler }) else { return .text(503, "starting") }
+        return handler(request, responder)
     }
 }

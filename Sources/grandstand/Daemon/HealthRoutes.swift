@@ -1,7 +1,7 @@
 import GrandstandCore
 import HTTPServer
 
-/// Management routes of the status LEDs (after the token check, hooked from ManagementRoutes):
+/// Management routes of the status LEDs (added to ManagementRoutes' table, behind the token):
 /// `GET /api/v1/leds`, `POST /api/v1/leds/locate?seconds=N`, `POST /api/v1/leds/test`, and the
 /// debug-only `POST /api/v1/debug/fault?name=hang-pipeline` (docs/health.md).
 struct HealthRoutes: Sendable {
@@ -16,32 +16,36 @@ struct HealthRoutes: Sendable {
 
     static let maximumLocateSeconds = 3600
 
-    /// The response for a health route, nil for any other path.
-    func handle(_ request: HTTPRequest) -> HTTPResponse? {
-        switch (request.method, request.path) {
-        case ("GET", "/api/v1/leds"): return .json(ledsJSON().encoded + "\n")
-        case ("POST", "/api/v1/leds/locate"):
-            let text = request.query["seconds"] ?? "30"
-            guard let seconds = Int(text), (0...Self.maximumLocateSeconds).contains(seconds) else {
-                return .text(400, "seconds must be an integer 0...\(Self.maximumLocateSeconds), got \"\(text)\"")
-            }
-            guard let health else { return .text(503, "status LEDs not running") }
-            health.locate(seconds: seconds)
-            return .json(JSONValue.object([("locateSeconds", .number(Double(seconds)))]).encoded + "\n")
-        case ("POST", "/api/v1/leds/test"):
-            guard let health else { return .text(503, "status LEDs not running") }
-            health.lampTest()
-            return .json(JSONValue.object([("lampTestSeconds", .number(1))]).encoded + "\n")
-        case ("POST", "/api/v1/debug/fault"):
-            guard let injectFault else { return .text(403, "fault injection disabled (run with GRANDSTAND_DEBUG_FAULTS=1)") }
-            let name = request.query["name"] ?? ""
-            guard injectFault(name) else { return .text(400, "unknown fault \"\(name)\" (known: hang-pipeline)") }
-            return .json(JSONValue.object([("fault", .string(name))]).encoded + "\n")
-        case (_, "/api/v1/leds"), (_, "/api/v1/leds/locate"), (_, "/api/v1/leds/test"), (_, "/api/v1/debug/fault"):
-            return .text(405, "method not allowed")
-        default:
-            return nil
+    var routes: [HTTPRoute] {
+        [
+            HTTPRoute("GET", "/api/v1/leds") { _ in .json(ledsJSON().encoded + "\n") },
+            HTTPRoute("POST", "/api/v1/leds/locate") { locate($0) },
+            HTTPRoute("POST", "/api/v1/leds/test") { _ in
+                guard let health else { return .text(503, "status LEDs not running") }
+                health.lampTest()
+                return .json(JSONValue.object([("lampTestSeconds", .number(1))]).encoded + "\n")
+            },
+            HTTPRoute("POST", "/api/v1/debug/fault") { fault($0) },
+        ]
+    }
+
+    /// `POST /api/v1/leds/locate?seconds=N` (default 30, at most an hour).
+    private func locate(_ request: HTTPRequest) -> HTTPResponse {
+        let text = request.query["seconds"] ?? "30"
+        guard let seconds = Int(text), (0...Self.maximumLocateSeconds).contains(seconds) else {
+            return .text(400, "seconds must be an integer 0...\(Self.maximumLocateSeconds), got \"\(text)\"")
         }
+        guard let health else { return .text(503, "status LEDs not running") }
+        health.locate(seconds: seconds)
+        return .json(JSONValue.object([("locateSeconds", .number(Double(seconds)))]).encoded + "\n")
+    }
+
+    /// `POST /api/v1/debug/fault?name=hang-pipeline`: 403 unless the daemon runs with faults enabled.
+    private func fault(_ request: HTTPRequest) -> HTTPResponse {
+        guard let injectFault else { return .text(403, "fault injection disabled (run with GRANDSTAND_DEBUG_FAULTS=1)") }
+        let name = request.query["name"] ?? ""
+        guard injectFault(name) else { return .text(400, "unknown fault \"\(name)\" (known: hang-pipeline)") }
+        return .json(JSONValue.object([("fault", .string(name))]).encoded + "\n")
     }
 
     /// The board's LEDs with their lines and current levels, the pattern and the service state.

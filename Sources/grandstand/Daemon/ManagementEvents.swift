@@ -93,18 +93,16 @@ final class EventHub: @unchecked Sendable {
     }
 }
 
-/// `GET /api/v1/events[?kinds=service-up,service-down,…]`: the event stream (after the token
-/// check, hooked from ManagementRoutes). The first event, `status`, is the service state now.
+/// `GET /api/v1/events[?kinds=service-up,service-down,…]`: the event stream (added to
+/// ManagementRoutes' table, behind the token). The first event, `status`, is the service state now.
 struct ManagementEventRoutes: Sendable {
     let hub: EventHub
     /// The service object of `/api/v1/status` (nil when the daemon runs without health).
     let service: @Sendable () -> JSONValue?
 
-    func handle(_ request: HTTPRequest) -> HTTPResponse? {
-        guard request.path == "/api/v1/events" else { return nil }
-        guard request.method == "GET" else {
-            return HTTPResponse(status: 405, headers: [("Allow", "GET")], body: Array("method not allowed\n".utf8))
-        }
+    var routes: [HTTPRoute] { [HTTPRoute("GET", "/api/v1/events") { open($0) }] }
+
+    private func open(_ request: HTTPRequest) -> HTTPResponse {
         var kinds: Set<String>?
         if let text = request.query["kinds"] {
             let names = text.split(separator: ",").map(String.init)

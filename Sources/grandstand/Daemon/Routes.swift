@@ -5,20 +5,6 @@ import Systemd
 import Glibc
 #endif
 
-/// One management endpoint: method, exact path, handler. Route files (HealthRoutes…) contribute
-/// their own `[ManagementRoute]` to `ManagementRoutes.table`.
-struct ManagementRoute: Sendable {
-    let method: String
-    let path: String
-    let handle: @Sendable (HTTPRequest) -> HTTPResponse
-
-    init(_ method: String, _ path: String, _ handle: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
-        self.method = method
-        self.path = path
-        self.handle = handle
-    }
-}
-
 /// The management listener's routes; every request needs `Authorization: Bearer TOKEN`
 /// (docs/management.md lists them).
 struct ManagementRoutes: Sendable {
@@ -29,49 +15,47 @@ struct ManagementRoutes: Sendable {
     let ingest: (@Sendable () -> IngestSnapshot)?
     /// `/api/v1/logs?follow=1` streams (one thread each, bounded); stopped with the daemon.
     var followers = LogFollowers()
-    /// Routes other files add (HealthRoutes: LEDs, debug faults); nil answer = not theirs.
-    var extra: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil
+    /// Routes other files add (HealthRoutes, ManagementEventRoutes, CacheRoutes).
+    var more: [HTTPRoute] = []
     /// Members added to `GET /api/v1/stats` (WiFiStatus: the Wi-Fi interfaces, in-venue).
     var statsExtra: (@Sendable () -> [(String, JSONValue)])? = nil
     /// Catalog, recordings and timelines (Catalog/OperatorServices.swift).
     var services: OperatorServices? = nil
 
     /// Every route; other files add theirs here with one `+ …routes` term.
-    var table: [ManagementRoute] {
-        coreRoutes + FileRoutes.management(gateway) + (services?.managementRoutes ?? [])
+    var table: [HTTPRoute] {
+        coreRoutes + FileRoutes.management(gateway) + (services?.managementRoutes ?? []) + more
     }
 
-    private var coreRoutes: [ManagementRoute] {
+    private var coreRoutes: [HTTPRoute] {
         [
-            ManagementRoute("GET", "/api/v1/status") { _ in .json(statusJSON().encoded + "\n") },
-            ManagementRoute("GET", "/api/v1/health") { _ in .json(statusJSON().encoded + "\n") },
-            ManagementRoute("GET", "/api/v1/version") { _ in .json(BuildInfo.current.json.encoded + "\n") },
-            ManagementRoute("GET", "/api/v1/channels") { _ in .json(ChannelCatalog.json(gateway).encoded + "\n") },
-            ManagementRoute("GET", "/api/v1/stats") { _ in .json(statsJSON().merging(statsExtra?() ?? []).encoded + "\n") },
-            ManagementRoute("GET", "/metrics") { _ in metrics() },
-            ManagementRoute("GET", "/api/v1/logs") { logs($0) },
-            ManagementRoute("GET", "/api/v1/log-level") { _ in logLevelJSON() },
-            ManagementRoute("PUT", "/api/v1/log-level") { setLogLevel($0) },
-            ManagementRoute("GET", "/api/v1/config") { _ in config() },
-            ManagementRoute("PUT", "/api/v1/config") { replaceConfig($0) },
+            HTTPRoute("GET", "/api/v1/status") { _ in .json(statusJSON().encoded + "\n") },
+            HTTPRoute("GET", "/api/v1/health") { _ in .json(statusJSON().encoded + "\n") },
+            HTTPRoute("GET", "/api/v1/version") { _ in .json(BuildInfo.current.json.encoded + "\n") },
+            HTTPRoute("GET", "/api/v1/channels") { _ in .json(ChannelCatalog.json(gateway).encoded + "\n") },
+            HTTPRoute("GET", "/api/v1/stats") { _ in .json(statsJSON().merging(statsExtra?() ?? []).encoded + "\n") },
+            HTTPRoute("GET", "/metrics") { _ in metrics() },
+            HTTPRoute("GET", "/api/v1/logs") { logs($0) },
+            HTTPRoute("GET", "/api/v1/log-level") { _ in logLevelJSON() },
+            HTTPRoute("PUT", "/api/v1/log-level") { setLogLevel($0) },
+            HTTPRoute("GET", "/api/v1/config") { _ in config() },
+            HTTPRoute("PUT", "/api/v1/config") { replaceConfig($0) },
         ]
     }
 
-    func handle(_ request: HTTPRequest) -> HTTPResponse {
-        guard let authorization = request.header("Authorization"),
-              constantTimeEquals(authorization, "Bearer \(runtime.token)") else {
-            return HTTPResponse(status: 401, headers: [("WWW-Authenticate", "Bearer realm=\"grandstand\"")],
-                                body: Array("management token required\n".utf8))
+    /// The listener's handler: the token check on every request (unknown paths included), then
+    /// the router, built once here (404, 405 with `Allow`, HEAD, OPTIONS: `HTTPRouter`).
+    func handler() -> HTTPDeferringHandler {
+        let router = HTTPRouter(table), runtime = self.runtime
+        return { request, responder in
+            // The token is read per request: `PUT /api/v1/config` may rotate it.
+            guard let authorization = request.header("Authorization"),
+                  Self.constantTimeEquals(authorization, "Bearer \(runtime.token)") else {
+                return HTTPResponse(status: 401, headers: [("WWW-Authenticate", "Bearer realm=\"grandstand\"")],
+                                    body: Array("management token required\n".utf8))
+            }
+            return router.handle(request, responder)
         }
-        if let response = extra?(request) { return response }
-        let routes = table.filter { $0.path == request.path }
-        guard !routes.isEmpty else { return .text(404, "not found") }
-        let method = request.method == "HEAD" ? "GET" : request.method
-        guard let route = routes.first(where: { $0.method == method }) else {
-            return HTTPResponse(status: 405, headers: [("Allow", routes.map(\.method).joined(separator: ", "))],
-                                body: Array("method not allowed\n".utf8))
-        }
-        return route.handle(request)
     }
 
     private func statusJSON() -> JSONValue {
@@ -165,7 +149,7 @@ struct ManagementRoutes: Sendable {
     }
 
     /// Compares without an early exit, so response timing does not reveal the token's prefix.
-    private func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+    private static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)
         var difference = UInt8(x.count == y.count ? 0 : 1)
         for i in 0..<min(x.count, y.count) { difference |= x[i] ^ y[i] }

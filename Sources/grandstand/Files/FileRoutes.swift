@@ -29,15 +29,16 @@ enum FileRoutes {
         return HTTPResponse(status: 200, headers: headers, body: bytes)
     }
 
-    static func management(_ gateway: Gateway) -> [ManagementRoute] {
-        var routes = [ManagementRoute("GET", "/api/v1/files") { _ in .json(gateway.files.tables.encoded + "\n") }]
-        for id in gateway.files.channelIDs {
-            routes.append(ManagementRoute("GET", "/api/v1/files/\(id)") { _ in
-                guard let table = gateway.files.table(id) else { return .text(404, "no such file channel") }
+    static func management(_ gateway: Gateway) -> [HTTPRoute] {
+        [
+            HTTPRoute("GET", "/api/v1/files") { _ in .json(gateway.files.tables.encoded + "\n") },
+            HTTPRoute("GET", "/api/v1/files/{id}") { request in
+                guard let id = request.parameters["id"], let table = gateway.files.table(id) else {
+                    return .text(404, "no such file channel")
+                }
                 return .json(table.encoded + "\n")
-            })
-        }
-        return routes
+            },
+        ]
     }
 
     /// A type from the name when the FDT gave none.

@@ -10,25 +10,25 @@ import Glibc
 struct RecordRoutes: Sendable {
     let recorder: Recorder
 
-    var managementRoutes: [ManagementRoute] {
+    var managementRoutes: [HTTPRoute] {
         [
-            ManagementRoute("GET", "/api/v1/records") { _ in
+            HTTPRoute("GET", "/api/v1/records") { _ in
                 .json(recorder.listJSON.encoded + "\n")
             },
-            ManagementRoute("POST", "/api/v1/records") { request in
+            HTTPRoute("POST", "/api/v1/records") { request in
                 guard let body = try? JSONParser.parse(request.body), case .string(let name)? = body["name"],
                       case .string(let channel)? = body["channel"] else {
                     return .text(400, "expected {\"name\":\"NAME\",\"channel\":\"CHANNEL_ID\"}")
                 }
                 return answer(201) { () throws(RecordError) in try recorder.startRecording(name: name, channel: channel) }
             },
-            ManagementRoute("POST", "/api/v1/records/stop") { request in
+            HTTPRoute("POST", "/api/v1/records/stop") { request in
                 guard let body = try? JSONParser.parse(request.body), case .string(let name)? = body["name"] else {
                     return .text(400, "expected {\"name\":\"NAME\"}")
                 }
                 return answer(200) { () throws(RecordError) in try recorder.stopRecording(name) }
             },
-            ManagementRoute("DELETE", "/api/v1/records") { request in
+            HTTPRoute("DELETE", "/api/v1/records") { request in
                 guard let name = request.query["name"] else { return .text(400, "DELETE /api/v1/records?name=NAME") }
                 do throws(RecordError) {
                     try recorder.delete(name)
@@ -60,10 +60,9 @@ struct RecordRoutes: Sendable {
         return .json(JSONValue.object([("error", .string(error.description))]).encoded + "\n", status: status)
     }
 
-    /// `/records/NAME.ts` or `/records/NAME.m3u8`; nil for other paths.
-    func fan(_ request: HTTPRequest) -> HTTPResponse? {
-        guard request.path.hasPrefix("/records/") else { return nil }
-        let file = String(request.path.dropFirst("/records/".count))
+    /// `/records/NAME.ts` or `/records/NAME.m3u8` (`{file}`).
+    func fan(_ request: HTTPRequest) -> HTTPResponse {
+        let file = request.parameters["file"] ?? ""
         let name: String, playlist: Bool
         if file.hasSuffix(".ts") { name = String(file.dropLast(3)); playlist = false }
         else if file.hasSuffix(".m3u8") { name = String(file.dropLast(5)); playlist = true }

@@ -1,13 +1,21 @@
 import GrandstandCore
 import HTTPServer
 
-/// What every fan answer gets on its way out (docs/serving.md, "Headers"): CORS, an ETag on
-/// every 200 body (strong; segments bring their own), 304 for a matching If-None-Match, byte
-/// ranges (206/416) on GET, `Accept-Ranges`, and `no-store` on errors so no cache keeps a 404.
+/// What every fan answer gets on its way out (docs/serving.md, "Headers"): CORS (and the
+/// preflight headers on OPTIONS), an ETag on every 200 body (strong; segments bring their own),
+/// 304 for a matching If-None-Match, byte ranges (206/416) on GET, `Accept-Ranges`, and
+/// `no-store` on errors so no cache keeps a 404.
 enum FanResponse {
     /// Applies the listener-wide rules to `response`, the full answer to `request`.
     static func finish(_ response: HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
         var response = response
+        if request.method == "OPTIONS", response.status == 204, let allow = response.header("Allow") {
+            // The router's OPTIONS answer is a CORS preflight for browser players sending
+            // Range or If-None-Match (Fetch standard, "CORS protocol").
+            response.headers += [("Access-Control-Allow-Methods", allow),
+                                 ("Access-Control-Allow-Headers", "Range, If-None-Match, If-Range, Last-Event-ID"),
+                                 ("Access-Control-Max-Age", "86400")]
+        }
         response.headers.append(("Access-Control-Allow-Origin", "*"))
         guard response.stream == nil else { return response }
         guard response.status == 200 else {

@@ -4,9 +4,9 @@ import HTTPServer
 
 /// The fan listener's routes: the fan page, the channel list, playlists (live with blocking
 /// reload, rewind), segments and parts, thumbnails, data-channel messages (JSON and Server-Sent
-/// Events) and /health. No management route is served here; paths are matched, never mapped to
-/// files. Every answer, now or deferred, passes through `FanResponse.finish` (CORS, ETag, 304,
-/// ranges); docs/serving.md lists each route's headers.
+/// Events) and /health. No management route is served here; paths are matched by the router,
+/// never mapped to files. Every answer, now or deferred, passes through `FanResponse.finish`
+/// (CORS, ETag, 304, ranges); docs/serving.md lists each route's headers.
 struct FanRoutes: Sendable {
     let status: StatusReport
     let gateway: Gateway
@@ -15,73 +15,84 @@ struct FanRoutes: Sendable {
     /// `/items/ID/…` from the content cache (docs/cache.md), nil without one.
     var cache: CacheFanRoutes? = nil
 
-    /// The listener's libmicrohttpd settings from `listeners.fanLimits`.
-    static func serverConfiguration(_ address: ListenAddress, _ limits: GatewayConfig.FanLimits) -> HTTPServer.Configuration {
-        var configuration = HTTPServer.Configuration(host: address.host, port: address.port)
+    /// The listener's settings from `listeners.fanLimits` (`threads` has no effect: one loop).
+    static func serverConfiguration(_ address: ListenAddress, _ limits: GatewayConfig.FanLimits) -> HTTPListenerConfiguration {
+        var configuration = HTTPListenerConfiguration(host: address.host, port: address.port)
         configuration.connectionLimit = UInt32(limits.connections)
         configuration.perClientLimit = UInt32(limits.perClient)
         configuration.idleTimeoutSeconds = UInt32(limits.idleTimeoutSeconds)
         configuration.headerTimeoutSeconds = UInt32(limits.headerTimeoutSeconds)
         configuration.connectionMemoryLimit = limits.headerBytes
-        configuration.threads = UInt32(limits.threads)
         configuration.maxBodyBytes = 0
         return configuration
     }
 
-    /// The HTTP engine `listeners.fanLimits.engine` names (docs/serving.md, "Engines").
-    static func engine(_ limits: GatewayConfig.FanLimits) -> HTTPEngine {
-        limits.engine == .libmicrohttpd ? .libmicrohttpd : .grandstand
+    /// Every fan route; the operator features and the cache add theirs. Reads only: another
+    /// method is 405 on every path (`HTTPRouter`'s `acceptedMethods`).
+    var table: [HTTPRoute] {
+        var routes = [
+            HTTPRoute("GET", "/health") { _ in Self.noCache(.json(status.json().encoded + "\n"), "no-store") },
+            HTTPRoute("GET", "/") { _ in Self.page },
+            HTTPRoute("GET", "/index.html") { _ in Self.page },
+            HTTPRoute("GET", "/channels.json") { _ in Self.noCache(.json(ChannelCatalog.json(gateway).encoded + "\n")) },
+            HTTPRoute("GET", "/files/{id}/*") { FileRoutes.fan($0, gateway: gateway) },
+            HTTPRoute("GET", "/channels/{id}/messages.json") { request in
+                guard let messages = gateway.dataMessages(request.parameters["id"] ?? "") else { return .text(404, "no such data channel") }
+                return Self.noCache(.json(ChannelCatalog.messagesJSON(messages).encoded + "\n"))
+            },
+            HTTPRoute("GET", "/channels/{id}/events") { FanEvents.open($0, channel: $0.parameters["id"] ?? "", gateway: gateway) },
+            HTTPRoute(["GET"], "/channels/{id}/live.m3u8", deferring: { live($0, $1) }),
+            HTTPRoute(["GET"], "/channels/{id}/rewind.m3u8", deferring: { request, _ in
+                video(request) { channel, _ in
+                    guard let position = RewindPosition.parse(query: Self.query(request, keys: ["offset", "at"])[...]) else {
+                        return .text(400, "rewind.m3u8 needs offset=SECONDS (e.g. -20) or at=UNIX_MILLISECONDS")
+                    }
+                    return channel.rewindPlaylist(position)
+                }
+            }),
+            HTTPRoute(["GET"], "/channels/{id}/thumbnail.jpg", deferring: { request, _ in
+                video(request) { channel, _ in
+                    guard let jpeg = channel.thumbnailJPEG else { return .text(404, "no thumbnail yet") }
+                    // Refreshed every few seconds: a short life, then revalidation by ETag.
+                    return HTTPResponse(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "public, max-age=2")], body: jpeg)
+                }
+            }),
+            HTTPRoute(["GET"], "/channels/{id}/{segment}", deferring: { request, responder in
+                video(request) { channel, now in
+                    let name = request.parameters["segment"] ?? ""
+                    guard name.hasSuffix(".ts") else { return .text(404, "not found") }
+                    return channel.resource(name, responder: responder, now: now)
+                }
+            }),
+        ]
+        routes += services?.fanRoutes ?? []
+        if let cache { routes.append(HTTPRoute("GET", "/items/{id}/*") { cache.handle($0) }) }
+        return routes
     }
 
-    func handle(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
-        let finishing = responder.adapting { FanResponse.finish($0, for: request) }
-        return route(request, finishing).map { FanResponse.finish($0, for: request) }
-    }
-
-    private func route(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
-        switch request.method {
-        case "GET", "HEAD": break
-        case "OPTIONS":
-            // CORS preflight for browser players sending Range or If-None-Match.
-            return HTTPResponse(status: 204, headers: [("Allow", "GET, HEAD, OPTIONS"),
-                                                       ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
-                                                       ("Access-Control-Allow-Headers", "Range, If-None-Match, If-Range, Last-Event-ID"),
-                                                       ("Access-Control-Max-Age", "86400")])
-        default:
-            return HTTPResponse(status: 405, headers: [("Allow", "GET, HEAD, OPTIONS")], body: Array("method not allowed\n".utf8))
-        }
-        if let answer = services?.fan(request) { return answer }
-        switch request.path {
-        case "/health": return Self.noCache(.json(status.json().encoded + "\n"), "no-store")
-        case "/", "/index.html": return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"),
-                                                                           ("Cache-Control", "no-cache")],
-                                                    body: Array(FanPage.html.utf8))
-        case "/channels.json": return Self.noCache(.json(ChannelCatalog.json(gateway).encoded + "\n"))
-        default:
-            if request.path.hasPrefix("/files/") { return FileRoutes.fan(request, gateway: gateway) }
-            if request.path.hasPrefix("/items/"), let cache { return cache.handle(request) }
-            guard request.path.hasPrefix("/channels/") else { return .text(404, "not found") }
-            return channelResource(request, responder)
+    /// The listener's handler: the router (built once here) behind `FanResponse.finish`, which
+    /// every answer passes, now or deferred, the router's own 404/405/OPTIONS included.
+    func handler() -> HTTPDeferringHandler {
+        let router = HTTPRouter(table, acceptedMethods: ["GET"])
+        return { request, responder in
+            let finishing = responder.adapting { FanResponse.finish($0, for: request) }
+            return router.handle(request, finishing).map { FanResponse.finish($0, for: request) }
         }
     }
 
-    private func channelResource(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
-        let parts = request.path.dropFirst("/channels/".count).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty else { return .text(404, "not found") }
-        let id = String(parts[0]), name = String(parts[1])
-        switch name {
-        case "messages.json":
-            guard let messages = gateway.dataMessages(id) else { return .text(404, "no such data channel") }
-            return Self.noCache(.json(ChannelCatalog.messagesJSON(messages).encoded + "\n"))
-        case "events":
-            return FanEvents.open(request, channel: id, gateway: gateway)
-        default:
-            break
-        }
-        guard let channel = gateway.videoChannel(id) else { return .text(404, "no such channel") }
-        let now = SystemClock().wallNanoseconds()
-        switch name {
-        case "live.m3u8":
+    private static let page = HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache")],
+                                           body: Array(FanPage.html.utf8))
+
+    /// `body`'s answer for the request's video channel (`{id}`), 404 for any other id.
+    private func video(_ request: HTTPRequest, _ body: (VideoChannel, Int64) -> HTTPResponse?) -> HTTPResponse? {
+        guard let channel = gateway.videoChannel(request.parameters["id"] ?? "") else { return .text(404, "no such channel") }
+        return body(channel, SystemClock().wallNanoseconds())
+    }
+
+    /// `live.m3u8`, with scheduled inserts spliced in, or an LL-HLS blocking reload (deferred).
+    private func live(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
+        video(request) { channel, now in
+            let id = request.parameters["id"] ?? ""
             if let spliced = services?.liveWithInserts(id, render: { channel.livePlaylist(ReloadRequest(), responder: responder, now: now) }) { return spliced }
             switch ReloadRequest.parse(query: Self.query(request, keys: ["_HLS_msn", "_HLS_part", "_HLS_skip"])[...]) {
             case .failure(.badValue(let key)): return .text(400, "bad \(key)")
@@ -99,18 +110,6 @@ struct FanRoutes: Sendable {
                 }
                 return channel.livePlaylist(reload, responder: responder.adapting(cacheable), now: now).map(cacheable)
             }
-        case "rewind.m3u8":
-            guard let position = RewindPosition.parse(query: Self.query(request, keys: ["offset", "at"])[...]) else {
-                return .text(400, "rewind.m3u8 needs offset=SECONDS (e.g. -20) or at=UNIX_MILLISECONDS")
-            }
-            return channel.rewindPlaylist(position)
-        case "thumbnail.jpg":
-            guard let jpeg = channel.thumbnailJPEG else { return .text(404, "no thumbnail yet") }
-            // Refreshed every few seconds: a short life, then revalidation by ETag.
-            return HTTPResponse(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "public, max-age=2")], body: jpeg)
-        default:
-            guard name.hasSuffix(".ts") else { return .text(404, "not found") }
-            return channel.resource(name, responder: responder, now: now)
         }
     }
 

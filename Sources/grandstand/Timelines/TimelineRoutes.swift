@@ -12,31 +12,31 @@ struct TimelineRoutes: Sendable {
     /// The longest session value kept (longer ones are refused: they would bloat the store).
     static let maxSessionBytes = 128
 
-    var managementRoutes: [ManagementRoute] {
+    var managementRoutes: [HTTPRoute] {
         [
-            ManagementRoute("GET", "/api/v1/timelines") { _ in list() },
-            ManagementRoute("POST", "/api/v1/timelines") { request in
+            HTTPRoute("GET", "/api/v1/timelines") { _ in list() },
+            HTTPRoute("POST", "/api/v1/timelines") { request in
                 answer(request, status: 201) { body throws(TimelineService.Refusal) in
                     let record = try service.createTimeline(body)
                     return ScheduleJSON.json(record, mainDuration: service.current.timeline(record.id)?.mainDurationSeconds, withSegments: false)
                 }
             },
-            ManagementRoute("DELETE", "/api/v1/timelines") { request in
+            HTTPRoute("DELETE", "/api/v1/timelines") { request in
                 guard let id = request.query["id"] else { return .text(400, "DELETE /api/v1/timelines?id=TIMELINE") }
                 return deleted { () throws(TimelineService.Refusal) in try service.deleteTimeline(id) }
             },
-            ManagementRoute("GET", "/api/v1/inserts") { request in
+            HTTPRoute("GET", "/api/v1/inserts") { request in
                 var inserts = service.current.inserts
                 if let id = request.query["timeline"] { inserts.removeAll { $0.target != .timeline(id) } }
                 if let id = request.query["channel"] { inserts.removeAll { $0.target != .channel(id) } }
                 return .json(JSONValue.object([("inserts", .array(inserts.map { ScheduleJSON.json($0, withSegments: false) }))]).encoded + "\n")
             },
-            ManagementRoute("POST", "/api/v1/inserts") { request in
+            HTTPRoute("POST", "/api/v1/inserts") { request in
                 answer(request, status: 201) { body throws(TimelineService.Refusal) in
                     ScheduleJSON.json(try service.addInsert(body), withSegments: false)
                 }
             },
-            ManagementRoute("DELETE", "/api/v1/inserts") { request in
+            HTTPRoute("DELETE", "/api/v1/inserts") { request in
                 guard let id = request.query["id"] else { return .text(400, "DELETE /api/v1/inserts?id=INSERT") }
                 return deleted { () throws(TimelineService.Refusal) in try service.deleteInsert(id) }
             },
@@ -85,10 +85,9 @@ struct TimelineRoutes: Sendable {
 
     // MARK: Fan
 
-    /// `/timelines/ID.m3u8[?session=S]`; nil for other paths.
-    func fan(_ request: HTTPRequest) -> HTTPResponse? {
-        guard request.path.hasPrefix("/timelines/") else { return nil }
-        let file = request.path.dropFirst("/timelines/".count)
+    /// `/timelines/ID.m3u8[?session=S]` (`{file}`).
+    func fan(_ request: HTTPRequest) -> HTTPResponse {
+        let file = request.parameters["file"] ?? ""
         guard file.hasSuffix(".m3u8") else { return .text(404, "not found") }
         let id = String(file.dropLast(".m3u8".count))
         let session = request.query["session"]

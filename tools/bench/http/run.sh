@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # HTTP benchmark: the fan listener (`grandstand bench-fan`, release build: the real FanRoutes,
-# VideoChannel and libmicrohttpd adapter over a packaged sample) against nginx serving the same
+# VideoChannel and our epoll engine over a packaged sample) against nginx serving the same
 # playlist and segment bytes as files, in the same run, each pinned to the same one core
 # (SERVER_CPU), wrk pinned to another (WRK_CPU). For each connection count: playlist requests/s,
 # segment bytes/s and p99 latency of both, and the ratios. Prints a Markdown table.
@@ -9,10 +9,8 @@
 # servers alternate within each round; the median round of each counts, by rate),
 # SERVER_CPU (default 0), WRK_CPU (default 1), GRANDSTAND_CACHE (default ./.cache), SWIFT,
 # SKIP_BUILD=1 (use the existing release build), GRANDSTAND_BIN (measure this binary), FAN_ARGS
-# (more bench-fan options, e.g. "--engine libmicrohttpd" for the library engine instead of our own
-# epoll engine, the default; "--storage array" to answer segments from memory instead of sendfile),
-# MHD=trixie (run the fan listener on Debian trixie's libmicrohttpd 1.0.x, the product's, fetched
-# by tools/bench/http/trixie-mhd.sh into the cache and loaded with LD_LIBRARY_PATH).
+# (more bench-fan options, e.g. "--storage array" to answer segments from memory instead of
+# sendfile).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 
@@ -51,23 +49,15 @@ else
 fi
 [[ -x "$BIN" ]] || { echo "http/run.sh: no release binary at $BIN" >&2; exit 1; }
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-MHD_ENV=() MHD_NAME="libmicrohttpd $(ldconfig -p | sed -n 's/.*libmicrohttpd.so.\([0-9]*\) .*/\1/p' | head -1) (host)"
-if [[ "${MHD:-host}" == trixie ]]; then
-    MHD_DIR=$(tools/bench/http/trixie-mhd.sh "$CACHE")
-    MHD_ENV=(env "LD_LIBRARY_PATH=$MHD_DIR")
-    MHD_NAME="libmicrohttpd $(ls "$CACHE"/libmicrohttpd-trixie/*.deb | sed -n 's/.*_\(.*\)_.*/\1/p' | head -1) (Debian trixie, LD_LIBRARY_PATH)"
-fi
 
 # The fan listener: one listener thread, on SERVER_CPU with every other thread of the process.
-taskset -c "$SERVER_CPU" "${MHD_ENV[@]}" "$BIN" bench-fan --fan "127.0.0.1:$FAN_PORT" --segments 6 ${FAN_ARGS:-} > "$WORK/fan.log" 2>&1 &
+taskset -c "$SERVER_CPU" "$BIN" bench-fan --fan "127.0.0.1:$FAN_PORT" --segments 6 ${FAN_ARGS:-} > "$WORK/fan.log" 2>&1 &
 FAN_PID=$!
-for _ in $(seq 100); do [[ -e /proc/$FAN_PID/maps ]] && grep -q libmicrohttpd "/proc/$FAN_PID/maps" 2>/dev/null && break; sleep 0.1; done
-echo "fan listener loaded: $(grep -o '/[^ ]*libmicrohttpd[^ ]*' "/proc/$FAN_PID/maps" | head -1)" >&2
 for _ in $(seq 100); do grep -q '^ready' "$WORK/fan.log" 2>/dev/null && break; sleep 0.1; done
 grep -q '^ready' "$WORK/fan.log" || { cat "$WORK/fan.log" >&2; echo "http/run.sh: bench-fan did not start" >&2; exit 1; }
-ENGINE=$(sed -n 's/^ready .* engine=\([a-z]*\).*/\1/p' "$WORK/fan.log")
-[[ "$ENGINE" == libmicrohttpd ]] && ENGINE_NAME="engine libmicrohttpd: $MHD_NAME" || ENGINE_NAME="engine ${ENGINE:-?} (epoll, sendfile)"
-echo "fan listener engine: ${ENGINE:-unknown}" >&2
+STORAGE=$(sed -n 's/^ready .* storage=\([a-z]*\).*/\1/p' "$WORK/fan.log")
+ENGINE_NAME="epoll engine, segments from ${STORAGE:-?}"
+echo "fan listener: $ENGINE_NAME" >&2
 FAN="http://127.0.0.1:$FAN_PORT/channels/cam"
 curl -sf -o "$WORK/www/channels/cam/live.m3u8" "$FAN/live.m3u8"
 curl -sf -o "$WORK/www/channels/cam/$SEGMENT" "$FAN/$SEGMENT"

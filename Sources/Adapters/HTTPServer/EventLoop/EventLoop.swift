@@ -22,8 +22,8 @@ final class EventLoop: @unchecked Sendable {
     let listenFD: Int32
     let epollFD: Int32
     let wakeFD: Int32
-    let configuration: HTTPServer.Configuration
-    let handler: HTTPServer.DeferringHandler
+    let configuration: HTTPListenerConfiguration
+    let handler: HTTPDeferringHandler
     let streams = StreamRegistry()
     let parserLimits: HTTP1RequestParser.Limits
     let headerTimeout: Int64
@@ -43,7 +43,7 @@ final class EventLoop: @unchecked Sendable {
     private var listening = false
     private var lastTick: Int64 = 0
 
-    init(listenFD: Int32, configuration: HTTPServer.Configuration, handler: @escaping HTTPServer.DeferringHandler) throws(HTTPServerError) {
+    init(listenFD: Int32, configuration: HTTPListenerConfiguration, handler: @escaping HTTPDeferringHandler) throws(HTTPServerError) {
         self.listenFD = listenFD
         self.configuration = configuration
         self.handler = handler
@@ -70,9 +70,9 @@ final class EventLoop: @unchecked Sendable {
         listening = true
     }
 
-    var statistics: HTTPServer.Statistics {
+    var statistics: HTTPListenerStatistics {
         let (open, cut) = lock.withLock { (openCount, cutCount) }
-        return HTTPServer.Statistics(connections: open, slowClientsCut: cut, streams: streams.count, streamChunksDropped: streams.dropped)
+        return HTTPListenerStatistics(connections: open, slowClientsCut: cut, streams: streams.count, streamChunksDropped: streams.dropped)
     }
 
     // MARK: Other threads
@@ -186,7 +186,7 @@ final class EventLoop: @unchecked Sendable {
             let key = client.map(Self.hostPart) ?? ""
             let count = perClient[key, default: 0]
             guard count < Int(configuration.perClientLimit) else {
-                // Past the per-client limit: closed unanswered, like libmicrohttpd does.
+                // Past the per-client limit: closed unanswered (docs/serving.md, "Limits").
                 close(fd)
                 continue
             }

@@ -3,11 +3,10 @@ import GrandstandRuntime
 import Glibc
 #endif
 
-/// The `grandstand` HTTP/1.1 engine (docs/serving.md, "Engines"): one thread around one epoll
-/// set, non-blocking sockets, answers written like nginx writes them (the head and a memory body
-/// in one `sendmsg`, a memory-file body with `sendfile` of the whole range). Same handler,
-/// responder, stream and limits contract as `HTTPServer`; requests parsed by the core's
-/// `HTTP1RequestParser`.
+/// The HTTP/1.1 engine of both listeners (docs/serving.md, "The engine"): one thread around one
+/// epoll set, non-blocking sockets, answers written like nginx writes them (the head and a memory
+/// body in one `sendmsg`, a memory-file body with `sendfile` of the whole range); requests parsed
+/// by the core's `HTTP1RequestParser`.
 public final class EventLoopServer: HTTPListener, @unchecked Sendable {
     // @unchecked: `thread` is written in init and cleared in stop() under `stopLock`; the loop
     // keeps its own state on its thread.
@@ -16,7 +15,7 @@ public final class EventLoopServer: HTTPListener, @unchecked Sendable {
     private var thread: pthread_t?
     private let stopLock = Lock()
 
-    public init(_ configuration: HTTPServer.Configuration, deferring handler: @escaping HTTPServer.DeferringHandler) throws(HTTPServerError) {
+    public init(_ configuration: HTTPListenerConfiguration, deferring handler: @escaping HTTPDeferringHandler) throws(HTTPServerError) {
         let listener = try ListeningSocket(host: configuration.host, port: configuration.port)
         let loop: EventLoop
         do {
@@ -42,7 +41,7 @@ public final class EventLoopServer: HTTPListener, @unchecked Sendable {
         self.port = listener.port
     }
 
-    public convenience init(_ configuration: HTTPServer.Configuration, handler: @escaping HTTPServer.Handler) throws(HTTPServerError) {
+    public convenience init(_ configuration: HTTPListenerConfiguration, handler: @escaping HTTPHandler) throws(HTTPServerError) {
         try self.init(configuration, deferring: { request, _ in handler(request) })
     }
 
@@ -57,7 +56,7 @@ public final class EventLoopServer: HTTPListener, @unchecked Sendable {
         }
     }
 
-    public var statistics: HTTPServer.Statistics { loop.statistics }
+    public var statistics: HTTPListenerStatistics { loop.statistics }
 
     deinit { stop() }
 }

@@ -1,5 +1,5 @@
-// Fixed-argument entry points for the grandstand HTTP engine's epoll loop: Glibc's Swift module
-// does not carry sys/epoll.h, eventfd, sendfile or accept4, and epoll_event is packed on x86_64
+// Fixed-argument entry points for the HTTP engine's epoll loop: Glibc's Swift module does not
+// carry sys/epoll.h, eventfd, sendfile, accept4 or memfd_create, and epoll_event is packed on x86_64
 // (its data union differs by architecture), so ids and flags are passed as plain integers.
 #ifndef GS_EVENT_LOOP_H
 #define GS_EVENT_LOOP_H
@@ -30,5 +30,7 @@ int gs_el_eventfd(void);
 int gs_el_accept(int fd, struct sockaddr *address, socklen_t *length);
 /// sendfile(2) with a 64-bit offset, advanced by what was sent.
 ssize_t gs_el_sendfile(int out_fd, int in_fd, int64_t *offset, size_t count);
+/// memfd_create(name, MFD_CLOEXEC): an anonymous memory file for answers sent with sendfile.
+int gs_el_memfd(const char *name);
 
 #endif
