@@ -77,3 +77,25 @@ import Testing
         #expect(cache.item("stuck")?.state != .failed)   // stopped, not failed: it resumes at the next start
     }
 }
+
+/// The daemon's threads carry their service's name, and `stop()` ends and joins them. The bound
+/// on the stop is generous (a loaded, emulated machine): it separates "ended its wait at once"
+/// from "waited a period out" (the reporter's, the catalog's or a retry backoff).
+@Suite(.serialized) struct DaemonThreadTests {
+    @Test func daemonThreadsAreNamedAndAllEndAtStop() throws {
+        let config = try DaemonTests.config()
+        let daemon = Daemon(config: config, board: nil,
+                            ingest: LiveIngest.Settings(interface: "gs-nothread0", configuration: .product(config)))
+        try daemon.start()
+        let names = ["ingest", "serving", "health", "recorder", "http-fan", "http-mgmt"]
+        for name in names {
+            #expect(ServiceThread.countInProcess(named: name) >= 1, "no thread named \(name)")
+        }
+        let clock = SystemClock()
+        let start = clock.monotonicNanoseconds()
+        daemon.stop()
+        let took = clock.monotonicNanoseconds() - start
+        #expect(took < 5_000_000_000, "stop took \(took / 1_000_000) ms")
+        #expect(daemon.ingest == nil && daemon.fanServer == nil && daemon.managementServer == nil)
+    }
+}

@@ -23,6 +23,8 @@ public struct HTTPListenerConfiguration: Sendable {
     public var connectionMemoryLimit: Int = 32 * 1024
     /// Larger request bodies are answered 413 without being read (RFC 9110 §15.5.14).
     public var maxBodyBytes: Int = 1 << 20
+    /// The loop thread's name (`top -H`, crash dumps): `http-fan`, `http-mgmt`.
+    public var threadName = "http"
 
     public init(host: String, port: UInt16) {
         self.host = host

@@ -69,6 +69,7 @@ final class Daemon {
         let fanAddress = config.listeners.fan, managementAddress = config.listeners.management
         let fanConfiguration = FanRoutes.serverConfiguration(fanAddress, config.listeners.fanLimits)
         var managementConfiguration = HTTPListenerConfiguration(host: managementAddress.host, port: managementAddress.port)
+        managementConfiguration.threadName = "http-mgmt"
         managementConfiguration.connectionLimit = 64
 
         // The token first: a state directory that cannot hold it is a start error, before any thread.

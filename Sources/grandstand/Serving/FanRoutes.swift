@@ -18,6 +18,7 @@ struct FanRoutes: Sendable {
     /// The listener's settings from `listeners.fanLimits` (`threads` has no effect: one loop).
     static func serverConfiguration(_ address: ListenAddress, _ limits: GatewayConfig.FanLimits) -> HTTPListenerConfiguration {
         var configuration = HTTPListenerConfiguration(host: address.host, port: address.port)
+        configuration.threadName = "http-fan"
         configuration.connectionLimit = UInt32(limits.connections)
         configuration.perClientLimit = UInt32(limits.perClient)
         configuration.idleTimeoutSeconds = UInt32(limits.idleTimeoutSeconds)

@@ -7,13 +7,10 @@ import Glibc
 /// epoll set, non-blocking sockets, answers written like nginx writes them (the head and a memory
 /// body in one `sendmsg`, a memory-file body with `sendfile` of the whole range); requests parsed
 /// by the core's `HTTP1RequestParser`.
-public final class EventLoopServer: HTTPListener, @unchecked Sendable {
-    // @unchecked: `thread` is written in init and cleared in stop() under `stopLock`; the loop
-    // keeps its own state on its thread.
+public final class EventLoopServer: HTTPListener, Sendable {
     public let port: UInt16
     private let loop: EventLoop
-    private var thread: pthread_t?
-    private let stopLock = Lock()
+    private let thread: ServiceThread
 
     public init(_ configuration: HTTPListenerConfiguration, deferring handler: @escaping HTTPDeferringHandler) throws(HTTPServerError) {
         let listener = try ListeningSocket(host: configuration.host, port: configuration.port)
@@ -24,20 +21,13 @@ public final class EventLoopServer: HTTPListener, @unchecked Sendable {
             close(listener.fd)
             throw error
         }
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(loop)
-        let created = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            Unmanaged<EventLoop>.fromOpaque(argument).takeRetainedValue().run()
-            return nil
-        }, context.toOpaque())
-        guard created == 0 else {
-            context.release()
+        do {
+            thread = try ServiceThread(name: configuration.threadName) { _ in loop.run() }
+        } catch {
             loop.closeDescriptors()
-            throw HTTPServerError("start listener thread", errno: created)
+            throw HTTPServerError("start listener thread \(configuration.threadName)", errno: error.errno)
         }
         self.loop = loop
-        self.thread = thread
         self.port = listener.port
     }
 
@@ -48,12 +38,8 @@ public final class EventLoopServer: HTTPListener, @unchecked Sendable {
     /// Closes the listening socket and every connection (open streams end, deferred requests
     /// are dropped) and joins the loop's thread.
     public func stop() {
-        stopLock.withLock {
-            guard let thread else { return }
-            self.thread = nil
-            loop.requestStop()
-            pthread_join(thread, nil)
-        }
+        loop.requestStop()
+        thread.join()
     }
 
     public var statistics: HTTPListenerStatistics { loop.statistics }
