@@ -27,7 +27,7 @@ deps:
 build: deps stamp
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
-# Host tests: XCTest and Swift Testing cases in one run.
+# Host tests (Swift Testing; `swift test` also runs XCTest cases, of which there are none).
 test: deps stamp
 	@tools/host-journald.sh
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)

@@ -50,7 +50,7 @@ struct ConfigTests {
         }
     }
 
-    /// `listeners.fanLimits.engine` (issue 19: libmicrohttpd was removed, one engine is left):
+    /// `listeners.fanLimits.engine` (libmicrohttpd was removed, one engine is left):
     /// absent or `"grandstand"` loads as before, so old configs keep working.
     @Test(arguments: [nil, "grandstand"])
     func fanEngineGrandstandIsStillAccepted(name: String?) throws {

@@ -24,7 +24,7 @@ struct CommandLineTests {
         #expect(!info.version.isEmpty)
         #expect(info.swiftVersion.hasPrefix("6."))
         #expect(info.libraries["libpcap"]?.hasPrefix("libpcap version 1.") == true)
-        // libmicrohttpd left the package (issue 19): both listeners run our own engine.
+        // libmicrohttpd left the package: both listeners run our own engine.
         #expect(info.libraries["libmicrohttpd"] == nil)
         #expect(info.libraries["libsystemd"]?.hasPrefix("libsystemd.so.0") == true)
         #expect(info.libraries["libgpiod"]?.first?.isNumber == true)

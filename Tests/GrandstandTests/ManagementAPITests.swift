@@ -53,7 +53,7 @@ struct ManagementAPITests {
         #expect(try running.call("GET", "/nope").status == 404)
         let wrongMethod = try running.call("DELETE", "/api/v1/config")
         #expect(wrongMethod.status == 405)
-        // HEAD with GET and OPTIONS are served on every route (one router, issue 19).
+        // HEAD with GET and OPTIONS are served on every route (one router).
         #expect(wrongMethod.headers["allow"] == "GET, HEAD, PUT, OPTIONS")
     }
 

@@ -10,7 +10,7 @@ struct MemoryFileTests {
     /// 300,000 bytes that differ at every offset a short or misplaced send could leave. Built
     /// with one loop, before any server starts: built lazily by a closure per byte inside the
     /// handler it took 2.9 s of an idle core under qemu-user (debug build), and 12 s on a shared
-    /// core, past the client's 10 s receive timeout ("no header end in 0 bytes", issue 19).
+    /// core, past the client's 10 s receive timeout ("no header end in 0 bytes").
     static let pattern: [UInt8] = [UInt8](unsafeUninitializedCapacity: 300_000) { buffer, count in
         for index in 0..<buffer.count { buffer[index] = UInt8(truncatingIfNeeded: index &* 7 &+ index >> 9) }
         count = buffer.count

@@ -15,7 +15,7 @@ extension GatewayConfig {
         /// Request line plus headers per connection; larger requests get 414/431.
         public var headerBytes = 32 * 1024
         /// Accepted for old configs, no effect: the listener runs one epoll thread (it sized
-        /// libmicrohttpd's thread pool, removed in issue 19).
+        /// libmicrohttpd's thread pool; that engine was removed).
         public var threads = 1
 
         public init() {}
@@ -35,7 +35,7 @@ extension GatewayConfig {
                                                      in: 1...3600) ?? limits.headerTimeoutSeconds
         limits.headerBytes = reader.integer(object["headerBytes"], at: object.path("headerBytes"), in: 4096...1_048_576) ?? limits.headerBytes
         limits.threads = reader.integer(object["threads"], at: object.path("threads"), in: 1...64) ?? limits.threads
-        // One engine is left (issue 19): naming it is harmless; naming the removed one is an error
+        // One engine is left: naming it is harmless; naming the removed one is an error
         // rather than a silent switch, so the operator learns the setting no longer holds.
         switch reader.string(object["engine"], at: object.path("engine")) {
         case nil, "grandstand"?: break

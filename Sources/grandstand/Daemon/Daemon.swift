@@ -227,7 +227,7 @@ final class Daemon {
     }
 
     /// The content cache after its recovery, or nil with a `cache-unavailable` event when it cannot
-    /// open (disk full, read-only, bad directory): live channels do not depend on it (issue 10).
+    /// open (disk full, read-only, bad directory): live channels do not depend on it.
     private func openCache() -> ContentCache? {
         guard let settings = config.cache else { return nil }
         do {
