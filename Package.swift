@@ -75,6 +75,11 @@ let package = Package(
 
         // MARK: Benchmarks (tools/bench): `swift run -c release fec-bench`.
         .executableTarget(name: "fec-bench", dependencies: ["GrandstandCore", "ErasureCoding", "CGSISAL"], path: "tools/bench/fec"),
+        // The ingest packet path alone (pcap read → IngestPipeline) for tools/bench/ingest.sh.
+        .executableTarget(name: "ingest-bench", dependencies: ["GrandstandCore", "Capture", "ErasureCoding"], path: "tools/bench/ingest"),
+        // Instruction counts of the hot paths under callgrind (tools/bench/instructions/check.sh, `make perf-check`).
+        .executableTarget(name: "perf-guard", dependencies: ["GrandstandCore", "ErasureCoding"], path: "tools/bench/instructions",
+                          exclude: ["baseline.tsv", "check.sh"]),
 
         // The cache's crash-safety proof writer (tools/cache-killtest, run by ContentCacheTests).
         .executableTarget(name: "cache-killtest", dependencies: ["GrandstandCore", "ContentStore"], path: "tools/cache-killtest",
