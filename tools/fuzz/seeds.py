@@ -202,6 +202,11 @@ def synthetic_seeds(out):
                            (0x05, b"GET /files/../state/token HTTP/1.1\r\nHost: gw\r\n\r\n"),
                            (0x50, b"GET /%2e%2e/x%00 HTTP/1.1\r\nHost: gw\r\n folded\r\n\r\n")):
         out.put("http1", bytes([selector]) + text)
+    # router: a method selector (or 0xF0+: "METHOD path"), then the path.
+    for selector, text in ((0, b"/channels/cam/live.m3u8"), (1, b"/channels/cam/seg3.ts"), (2, b"/api/v1/config"),
+                           (6, b"/api/v1/records"), (6, b"*"), (5, b"/api/v1/items/goal"), (0, b"/files/venue/maps/a.pdf"),
+                           (0, b"/channels//live.m3u8"), (3, b"/channels/cam/live.m3u8/"), (0xF0, b"BREW /api/v1/leds/locate")):
+        out.put("router", bytes([selector]) + text)
 
 
 if __name__ == "__main__":
