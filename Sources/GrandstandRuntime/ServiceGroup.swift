@@ -37,13 +37,13 @@ public final class ServiceGroup: Sendable {
         let registered = StopSignal()
         let thread = try ServiceThread.spawn { [self, stopSignal] in
             _ = registered.wait(untilMonotonic: nil)
-            ServiceThread.nameCurrentThread(threadName)
             body(stopSignal)
             state.withLock { state in
                 if let me = state.running.removeValue(forKey: id) { state.finished.append(me) }
             }
             changed.wake()
         }
+        ServiceThread.name(thread, threadName)
         state.withLock { $0.running[id] = thread }
         registered.raise()
     }

@@ -21,11 +21,14 @@ public final class ServiceThread: Sendable {
                 _ body: @escaping @Sendable (StopSignal) -> Void) throws(RuntimeError) {
         self.name = String(decoding: Array(name.utf8.prefix(15)), as: UTF8.self)
         self.stopSignal = stop
+        // Named twice: by the thread itself before the body (its own reads see it) and from here
+        // before init returns (the caller's reads see it), whichever runs first.
         let threadName = self.name
         let thread = try Self.spawn { [stop] in
-            Self.nameCurrentThread(threadName)
+            Self.name(pthread_self(), threadName)
             body(stop)
         }
+        Self.name(thread, threadName)
         handle = Mutex(thread)
     }
 
@@ -84,8 +87,8 @@ public final class ServiceThread: Sendable {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    static func nameCurrentThread(_ name: String) {
-        _ = gs_rt_set_thread_name(name)
+    static func name(_ thread: pthread_t, _ name: String) {
+        _ = gs_rt_set_thread_name(thread, name)
     }
 
     /// Creates a joinable thread running `body`; the error carries pthread_create's code.
