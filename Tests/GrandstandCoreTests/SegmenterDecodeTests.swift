@@ -10,33 +10,13 @@ import TestSupport
 @Suite(.serialized) struct SegmenterDecodeTests {
     static let ffmpeg = "/usr/bin/ffmpeg"
 
-    struct ToolResult { var status: Int32; var stdout: String; var stderr: String }
-
     /// Runs ffmpeg (or `tool`) with `arguments` in `directory`; killed after `timeout` seconds.
     static func ffmpeg(_ arguments: [String], in directory: URL, tool: String = ffmpeg, timeout: Double = 60) throws -> ToolResult {
         guard FileManager.default.isExecutableFile(atPath: tool) else {
             throw ToolMissing(description: "\(tool) not found: install Debian's ffmpeg (make deps); the decode check needs it")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["-hide_banner"] + (tool == ffmpeg ? ["-nostdin"] : []) + ["-v", "error"] + arguments
-        process.currentDirectoryURL = directory
-        // Output goes to files (no pipe can fill up and stall the tool).
-        let outURL = directory.appendingPathComponent(".ffmpeg.out"), errURL = directory.appendingPathComponent(".ffmpeg.err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-        defer { try? out.close(); try? err.close() }
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return ToolResult(status: process.terminationStatus,
-                          stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-                          stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        return try runTool(tool, ["-hide_banner"] + (tool == ffmpeg ? ["-nostdin"] : []) + ["-v", "error"] + arguments,
+                           in: directory, timeout: timeout)
     }
 
     struct ToolMissing: Error, CustomStringConvertible { var description: String }
