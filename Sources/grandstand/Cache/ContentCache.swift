@@ -13,7 +13,7 @@ final class ContentCache: ReceivedFileSink, @unchecked Sendable {
     // @unchecked: `store`, `daily`, `downloads`, `accessed`, `tokens` are only touched under `lock`.
     let configuration: GatewayConfig.Cache
     private let store: ContentStore
-    private let lock = Mutex()
+    private let lock = Lock()
     private var daily = DailyDownloadCounter()
     var downloads: [String: DownloadControl] = [:]
     /// Last access per item since its last record (kept in memory: a lookup must not write).

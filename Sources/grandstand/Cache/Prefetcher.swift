@@ -1,5 +1,6 @@
 import GrandstandCore
 import GrandstandRuntime
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,23 +8,21 @@ import Glibc
 /// What a running download is asked to do next (set by API actions and shutdown, read per chunk).
 /// Any request but `run` raises `signal`, which the download checks per chunk and which ends a
 /// retry backoff at once; `finished` is raised when the download's thread is done with it.
-final class DownloadControl: @unchecked Sendable {
-    // @unchecked: `request` is only touched under `lock`.
+final class DownloadControl: Sendable {
     enum Request { case run, pause, cancel, delete, shutdown }
-    private let lock = Mutex()
-    private var request = Request.run
+    private let request = Mutex(Request.run)
     let signal = StopSignal()
     let finished = StopSignal()
 
     func ask(_ next: Request) {
-        lock.withLock { if request == .run { request = next } }
+        request.withLock { if $0 == .run { $0 = next } }
         signal.raise()
     }
     func shutdown() {
-        lock.withLock { request = .shutdown }
+        request.withLock { $0 = .shutdown }
         signal.raise()
     }
-    var current: Request { lock.withLock { request } }
+    var current: Request { request.withLock { $0 } }
     var shouldStop: Bool { current != .run }
 }
 

@@ -11,7 +11,7 @@ import Glibc
 /// arrives (docs/catalog.md "Feed sources"). A feed that cannot be read leaves the last good one.
 final class CatalogFeed: @unchecked Sendable {
     // @unchecked: mutable state only under `lock`.
-    private let lock = Mutex()
+    private let lock = Lock()
     private var current = Catalog()
     private var status = Status()
     private let settings: GatewayConfig.CatalogSource

@@ -133,7 +133,7 @@ struct DemoCommand: ParsableCommand {
 final class DemoStreamer: @unchecked Sendable {
     // @unchecked: `gotSignal` is only touched under `lock`; the session only on the thread.
     private let session: SendSession
-    private let lock = Mutex()
+    private let lock = Lock()
     private var gotSignal = false
     private var thread: ServiceThread?
 

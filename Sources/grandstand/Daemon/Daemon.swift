@@ -1,5 +1,6 @@
 import GrandstandCore
 import GrandstandRuntime
+import Synchronization
 import HTTPServer
 import MediaCodec
 import Systemd
@@ -259,40 +260,32 @@ final class Daemon {
 }
 
 /// The current capture, shared with the management routes' snapshot and the config applier.
-private final class IngestSlot: @unchecked Sendable {
-    // @unchecked: `current` is only touched under `lock`.
-    private let lock = Mutex()
-    private var current: LiveIngest?
+private final class IngestSlot: Sendable {
+    private let current = Mutex<LiveIngest?>(nil)
 
     var live: LiveIngest? {
-        get { lock.withLock { current } }
-        set { lock.withLock { current = newValue } }
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
     }
 
-    func take() -> LiveIngest? { lock.withLock { defer { current = nil }; return current } }
+    func take() -> LiveIngest? { current.withLock { slot in defer { slot = nil }; return slot } }
 }
 
 /// Handlers installed after the listeners know their ports; until then requests get 503.
-private final class StatusBox: @unchecked Sendable {
-    // @unchecked: the handlers are set once under the lock and then only read under it.
-    private let lock = Mutex()
-    private var fanHandler: HTTPDeferringHandler?
-    private var managementHandler: HTTPDeferringHandler?
+private final class StatusBox: Sendable {
+    private let handlers = Mutex<(fan: HTTPDeferringHandler, management: HTTPDeferringHandler)?>(nil)
 
     func install(fan: @escaping HTTPDeferringHandler, management: @escaping HTTPDeferringHandler) {
-        lock.withLock {
-            fanHandler = fan
-            managementHandler = management
-        }
+        handlers.withLock { $0 = (fan, management) }
     }
 
     func fan(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
-        guard let handler = lock.withLock({ fanHandler }) else { return .text(503, "starting") }
+        guard let handler = handlers.withLock({ $0?.fan }) else { return .text(503, "starting") }
         return handler(request, responder)
     }
 
     func management(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
-        guard let handler = lock.withLock({ managementHandler }) else { return .text(503, "starting") }
+        guard let handler = handlers.withLock({ $0?.management }) else { return .text(503, "starting") }
         return handler(request, responder)
     }
 }

@@ -39,7 +39,7 @@ struct EventLog: Sendable {
 /// The current log level, readable and settable from any thread.
 final class LogThreshold: @unchecked Sendable {
     // @unchecked: `value` is only touched under `lock`.
-    private let lock = Mutex()
+    private let lock = Lock()
     private var value = LogLevel.info
 
     var level: LogLevel {

@@ -27,7 +27,7 @@ final class HealthLoop: @unchecked Sendable {
         var statusLine: String { state.statusLine(channels: channels) }
     }
 
-    private let lock = Mutex()
+    private let lock = Lock()
     private var published = Published()
     private var requests: [(LEDPattern, Int64) -> LEDPattern] = []
     private var lifecycle = HealthObservation.Lifecycle.starting

@@ -1,5 +1,6 @@
 import GrandstandCore
 import GrandstandRuntime
+import Synchronization
 import HTTPServer
 import Systemd
 
@@ -7,11 +8,9 @@ import Systemd
 /// as Server-Sent Events (`id:` the journal cursor, `data:` the JSON line). `Last-Event-ID`
 /// resumes right after that entry. One thread per follower (`logs-N`, joined by the group), at
 /// most `maximum` at once; a follower ends when its client leaves or the daemon stops.
-final class LogFollowers: @unchecked Sendable {
-    // @unchecked: `active` is only touched under `lock`.
+final class LogFollowers: Sendable {
     let maximum: Int
-    private let lock = Mutex()
-    private var active: [ObjectIdentifier: HTTPStream] = [:]
+    private let active = Mutex<[ObjectIdentifier: HTTPStream]>([:])
     private let threads: ServiceGroup
 
     /// `threadName` prefixes the follower threads' names (`logs-1`, `logs-2`, …).
@@ -33,7 +32,7 @@ final class LogFollowers: @unchecked Sendable {
         var limits = HTTPStream.Limits()
         limits.heartbeat = Array(": keepalive\n\n".utf8)
         let stream = HTTPStream(limits: limits)
-        let admitted = lock.withLock { () -> Bool in
+        let admitted = active.withLock { active -> Bool in
             guard !threads.stopSignal.isRaised, active.count < maximum else { return false }
             active[ObjectIdentifier(stream)] = stream
             return true
@@ -43,11 +42,11 @@ final class LogFollowers: @unchecked Sendable {
         do {
             try threads.start { [self] stop in
                 follow(box.reader, query: query, lastEventID: lastEventID, into: stream, stop: stop)
-                _ = lock.withLock { active.removeValue(forKey: ObjectIdentifier(stream)) }
+                _ = active.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
                 stream.finish()
             }
         } catch {
-            _ = lock.withLock { active.removeValue(forKey: ObjectIdentifier(stream)) }
+            _ = active.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
             return .text(503, "cannot follow the journal: \(error)")
         }
         return .stream(stream, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
@@ -63,7 +62,7 @@ final class LogFollowers: @unchecked Sendable {
     /// journal wait (at most a second).
     func stopAll() {
         threads.stopSignal.raise()
-        for stream in lock.withLock({ Array(active.values) }) { stream.finish() }
+        for stream in active.withLock({ Array($0.values) }) { stream.finish() }
         threads.stop()
     }
 

@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 import HTTPServer
 
 /// Every gateway event as it happens, for `GET /api/v1/events` (Server-Sent Events on the
@@ -16,7 +17,7 @@ final class EventHub: @unchecked Sendable {
     let backlog: Int
     /// Distinguishes this daemon run's ids from an earlier run's (ids restart at 1).
     let session: String
-    private let lock = Mutex()
+    private let lock = Lock()
     private var subscribers: [ObjectIdentifier: Subscriber] = [:]
     private var recent: [(number: UInt64, kind: String, bytes: [UInt8])] = []
     private var next: UInt64 = 1

@@ -46,7 +46,7 @@ final class Reporter: @unchecked Sendable {
     private var sequence: UInt64 = 0
     private let clock: any Clock
     private let startedAt: Int64
-    private let lock = Mutex()
+    private let lock = Lock()
     private var shared = Counters()
     private var thread: ServiceThread?
 

@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 import Systemd
 #if canImport(Glibc)
 import Glibc
@@ -46,7 +47,7 @@ final class RuntimeConfig: @unchecked Sendable {
     let path: String?
     let events: EventLog
     let notifier: Notifier
-    private let lock = Mutex()
+    private let lock = Lock()
     private var current: GatewayConfig
     private var currentToken: String
     private var status: () -> String = { "" }

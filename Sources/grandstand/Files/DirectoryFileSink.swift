@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,7 +11,7 @@ import Glibc
 final class DirectoryFileSink: ReceivedFileSink, @unchecked Sendable {
     // @unchecked: `index` only under `lock`.
     let root: String
-    private let lock = Mutex()
+    private let lock = Lock()
     private var index: [String: [String: StoredFile]] = [:]
 
     init(root: String) {

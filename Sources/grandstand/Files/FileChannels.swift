@@ -1,5 +1,6 @@
 import ErasureCoding
 import GrandstandCore
+import GrandstandRuntime
 
 /// The file channels of the gateway: one FLUTE receiver per `.file` channel, fed the channel's
 /// datagrams on the capture thread; completed objects go to the `ReceivedFileSink`. Keeps the
@@ -7,7 +8,7 @@ import GrandstandCore
 /// gives each arrival as a JSON event for the channel's SSE stream (docs/files.md).
 final class FileChannels: @unchecked Sendable {
     // @unchecked: every var only under `lock`.
-    private let lock = Mutex()
+    private let lock = Lock()
     private var receivers: [String: FluteReceiver] = [:]
     private var storeFailures: [String: Int] = [:]
     private var lastStoreError: [String: String] = [:]

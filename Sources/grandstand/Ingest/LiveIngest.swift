@@ -27,7 +27,7 @@ final class LiveIngest: @unchecked Sendable {
     private let settings: Settings
     private let sink: Sink
     private let events: EventLog
-    private let lock = Mutex()
+    private let lock = Lock()
     private var published = IngestSnapshot.empty
     /// Fault injection (debug only, docs/health.md): the loop stops going round until stopped.
     private var hung = false

@@ -33,9 +33,9 @@ final class Recorder: @unchecked Sendable {
     let store: RecordStore
     private let gateway: Gateway
     private let events: EventLog
-    private let lock = Mutex()
+    private let lock = Lock()
     /// Serializes file writes and finishing (the writer thread and stop requests).
-    private let writing = Mutex()
+    private let writing = Lock()
     private var records: [String: Record] = [:]
     private var thread: ServiceThread?
     private let clock: any Clock

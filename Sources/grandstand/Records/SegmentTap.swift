@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 
 /// Hands a video channel's completed segments (the TS exactly as published) to recorders. The
 /// channel calls `offer` under its own lock; with no subscriber it costs one check. Each
@@ -14,7 +15,7 @@ final class SegmentTap: @unchecked Sendable {
 
     /// Segments kept per subscriber between drains (≈ 2 minutes at 2 s segments).
     static let queueLimit = 64
-    private let lock = Mutex()
+    private let lock = Lock()
     private var queues: [String: [Segment]] = [:]
     private var afterGap = false
 

@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 import HTTPServer
 
 /// `/channels/ID/events`: a data channel's messages as Server-Sent Events (WHATWG HTML §9.2).
@@ -56,7 +57,7 @@ enum FanEvents {
 /// are dropped on the way.
 final class DataEventHub: @unchecked Sendable {
     // @unchecked: `subscribers` only under `lock`.
-    private let lock = Mutex()
+    private let lock = Lock()
     private var subscribers: [String: [HTTPStream]] = [:]
 
     func subscribe(_ channel: String, _ stream: HTTPStream) {

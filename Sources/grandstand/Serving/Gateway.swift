@@ -46,7 +46,7 @@ final class Gateway: @unchecked Sendable {
     }
 
     let settings: Settings
-    private let lock = Mutex()
+    private let lock = Lock()
     private var channelList: [Channel] = []
     private var video: [String: VideoChannel] = [:]
     private var data: [String: [DataMessage]] = [:]

@@ -14,7 +14,7 @@ final class VideoChannel: @unchecked Sendable {
     }
 
     let id: String
-    private let lock = Mutex()
+    private let lock = Lock()
     private var packager: HLSPackager
     private var blocked = BlockedRequests<Int>()
     private var waiting: [Int: (responder: HTTPResponder, kind: Waiting)] = [:]

@@ -1,4 +1,5 @@
 import GrandstandCore
+import GrandstandRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +10,7 @@ import Glibc
 /// channel starts a new numbering anyway).
 final class TimelineService: @unchecked Sendable {
     // @unchecked: every var only under `lock`.
-    private let lock = Mutex()
+    private let lock = Lock()
     private var schedule = Schedule()
     private var sessions: SessionSeen
     private var anchors: [String: [String: LiveSplice.Anchor]] = [:]
