@@ -1,6 +1,7 @@
 import GrandstandCore
 import GrandstandRuntime
 import HTTPClient
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,16 +10,17 @@ import Glibc
 /// when its mtime or size changes), `catalog.feedURL` (fetched every `refreshSeconds`), and
 /// `update(bytes:source:)` — the hook the file-channel receiver calls when a `catalog.json`
 /// arrives (docs/catalog.md "Feed sources"). A feed that cannot be read leaves the last good one.
-final class CatalogFeed: @unchecked Sendable {
-    // @unchecked: mutable state only under `lock`.
-    private let lock = Lock()
-    private var current = Catalog()
-    private var status = Status()
+final class CatalogFeed: Sendable {
+    private struct State {
+        var current = Catalog()
+        var status = Status()
+        var lastFileStamp: (mtime: Int, size: Int)?
+    }
+    private let state = Mutex(State())
     private let settings: GatewayConfig.CatalogSource
     private let events: EventLog
-    private var thread: ServiceThread?
+    private let thread = Mutex<ServiceThread?>(nil)
     private let clock: any Clock
-    private var lastFileStamp: (mtime: Int, size: Int)?
 
     /// What `GET /api/v1/catalog/status` shows.
     struct Status {
@@ -35,7 +37,7 @@ final class CatalogFeed: @unchecked Sendable {
         self.events = events
     }
 
-    var catalog: Catalog { lock.withLock { current } }
+    var catalog: Catalog { state.withLock { $0.current } }
 
     /// Replaces the catalog with `bytes` when they decode; returns the fixtures loaded. `source`
     /// names the origin in events and status (`file:/path`, the URL, `flute:catalog.json`).
@@ -45,13 +47,14 @@ final class CatalogFeed: @unchecked Sendable {
         do {
             result = try CatalogFeedDecoder.decode(bytes)
         } catch {
-            lock.withLock { status.lastError = "\(source): \(error)" }
+            state.withLock { $0.status.lastError = "\(source): \(error)" }
             events.record(GatewayEvent(.catalogRejected, "catalog feed from \(source) rejected: \(error)", fields: [("SOURCE", source)]))
             throw error
         }
-        lock.withLock {
-            current = Catalog(result.fixtures)
-            status = Status(source: source, loadedAtNanoseconds: clock.wallNanoseconds(), fixtures: result.fixtures.count,
+        let loadedAt = clock.wallNanoseconds()
+        state.withLock {
+            $0.current = Catalog(result.fixtures)
+            $0.status = Status(source: source, loadedAtNanoseconds: loadedAt, fixtures: result.fixtures.count,
                             issues: result.issues, lastError: nil)
         }
         let note = result.issues.first.map { "; first problem: \($0)" } ?? ""
@@ -62,15 +65,14 @@ final class CatalogFeed: @unchecked Sendable {
     }
 
     var statusJSON: JSONValue {
-        lock.withLock {
-            .object([
-                ("source", status.source.map(JSONValue.string) ?? .null),
-                ("loadedAt", status.loadedAtNanoseconds.map { .string(RFC3339.format(nanoseconds: $0, fractionDigits: 3)) } ?? .null),
-                ("fixtures", .number(Double(status.fixtures))),
-                ("issues", .array(status.issues.prefix(50).map { .object([("path", .string($0.path.description)), ("reason", .string($0.reason))]) })),
-                ("lastError", status.lastError.map(JSONValue.string) ?? .null),
-            ])
-        }
+        let status = state.withLock { $0.status }
+        return .object([
+            ("source", status.source.map(JSONValue.string) ?? .null),
+            ("loadedAt", status.loadedAtNanoseconds.map { .string(RFC3339.format(nanoseconds: $0, fractionDigits: 3)) } ?? .null),
+            ("fixtures", .number(Double(status.fixtures))),
+            ("issues", .array(status.issues.prefix(50).map { .object([("path", .string($0.path.description)), ("reason", .string($0.reason))]) })),
+            ("lastError", status.lastError.map(JSONValue.string) ?? .null),
+        ])
     }
 
     // MARK: Polling the configured file or URL
@@ -81,14 +83,14 @@ final class CatalogFeed: @unchecked Sendable {
         guard settings.feedPath != nil || settings.feedURL != nil else { return }
         refresh()
         let interval = Int64(settings.refreshSeconds) * 1_000_000_000
-        thread = try ServiceThread(name: "catalog") { [self] stop in
+        let started = try ServiceThread(name: "catalog") { [self] stop in
             while !clock.wait(nanoseconds: interval, or: stop) { refresh() }
         }
+        thread.withLock { $0 = started }
     }
 
     func stop() {
-        thread?.stop()
-        thread = nil
+        thread.withLock { thread in defer { thread = nil }; return thread }?.stop()
     }
 
     /// One check of the configured source (also `POST /api/v1/catalog/refresh`).
@@ -104,10 +106,10 @@ final class CatalogFeed: @unchecked Sendable {
             return
         }
         let stamp = (mtime: Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec), size: Int(info.st_size))
-        guard lock.withLock({ lastFileStamp.map { $0 != stamp } ?? true }) else { return }
+        guard state.withLock({ $0.lastFileStamp.map { $0 != stamp } ?? true }) else { return }
         do {
             guard let bytes = try AtomicFile.read(path, limit: 32 << 20) else { noteFailure("file:\(path)", "missing"); return }
-            lock.withLock { lastFileStamp = stamp }
+            state.withLock { $0.lastFileStamp = stamp }
             _ = try? update(bytes: bytes, source: "file:\(path)")
         } catch {
             noteFailure("file:\(path)", "\(error)")
@@ -128,10 +130,10 @@ final class CatalogFeed: @unchecked Sendable {
     }
 
     private func noteFailure(_ source: String, _ why: String) {
-        let changed = lock.withLock { () -> Bool in
-            let text = "\(source): \(why)"
-            defer { status.lastError = text }
-            return status.lastError != text
+        let text = "\(source): \(why)"
+        let changed = state.withLock { state -> Bool in
+            defer { state.status.lastError = text }
+            return state.status.lastError != text
         }
         if changed { events.record(GatewayEvent(.catalogRejected, "catalog feed \(source) unavailable: \(why)", fields: [("SOURCE", source)])) }
     }
