@@ -1,5 +1,6 @@
 import GrandstandCore
 import GrandstandRuntime
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,11 +9,9 @@ import Glibc
 /// (temporary name, fsync, rename, fsync of the folder: `AtomicFile`). Until the content cache
 /// lands this is what the daemon (state folder `files/`) and replay (`--out DIR/files`) use. A
 /// file stored before a restart is found again on disk by `lookup`.
-final class DirectoryFileSink: ReceivedFileSink, @unchecked Sendable {
-    // @unchecked: `index` only under `lock`.
+final class DirectoryFileSink: ReceivedFileSink, Sendable {
     let root: String
-    private let lock = Lock()
-    private var index: [String: [String: StoredFile]] = [:]
+    private let index = Mutex<[String: [String: StoredFile]]>([:])
 
     init(root: String) {
         self.root = root.hasSuffix("/") && root.count > 1 ? String(root.dropLast()) : root
@@ -32,12 +31,12 @@ final class DirectoryFileSink: ReceivedFileSink, @unchecked Sendable {
         let digest = MD5.digest(file.bytes).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
         let stored = StoredFile(channelID: file.channelID, path: file.path, localPath: target, size: file.bytes.count,
                                 contentType: file.contentType, etag: "\"\(digest)\"", storedNanoseconds: file.completedNanoseconds)
-        lock.withLock { index[file.channelID, default: [:]][file.path] = stored }
+        index.withLock { $0[file.channelID, default: [:]][file.path] = stored }
         return stored
     }
 
     func lookup(channelID: String, path: String) -> StoredFile? {
-        if let known = lock.withLock({ index[channelID]?[path] }) { return known }
+        if let known = index.withLock({ $0[channelID]?[path] }) { return known }
         // A file from before a restart: only a safe name, and only a regular file.
         guard ContentLocation.relativePath(path) == path, ContentLocation.relativePath(channelID) == channelID,
               !channelID.contains("/") else { return nil }
@@ -50,7 +49,7 @@ final class DirectoryFileSink: ReceivedFileSink, @unchecked Sendable {
     }
 
     func files(channelID: String) -> [StoredFile] {
-        lock.withLock { (index[channelID] ?? [:]).values.sorted { $0.path < $1.path } }
+        index.withLock { ($0[channelID] ?? [:]).values.sorted { $0.path < $1.path } }
     }
 
     /// `mkdir -p` (relative or absolute), 0755.

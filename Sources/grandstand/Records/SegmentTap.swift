@@ -1,11 +1,11 @@
 import GrandstandCore
 import GrandstandRuntime
+import Synchronization
 
 /// Hands a video channel's completed segments (the TS exactly as published) to recorders. The
 /// channel calls `offer` under its own lock; with no subscriber it costs one check. Each
 /// subscriber has its own bounded queue, drained by the recorder's thread (no disk I/O here).
-final class SegmentTap: @unchecked Sendable {
-    // @unchecked: `queues` only under `lock`.
+final class SegmentTap: Sendable {
     struct Segment: Sendable {
         let bytes: [UInt8]
         let durationSeconds: Double
@@ -15,25 +15,29 @@ final class SegmentTap: @unchecked Sendable {
 
     /// Segments kept per subscriber between drains (≈ 2 minutes at 2 s segments).
     static let queueLimit = 64
-    private let lock = Lock()
-    private var queues: [String: [Segment]] = [:]
-    private var afterGap = false
+    private struct State {
+        var queues: [String: [Segment]] = [:]
+        var afterGap = false
+    }
+    private let state = Mutex(State())
 
-    func subscribe(_ key: String) { lock.withLock { queues[key] = [] } }
-    func unsubscribe(_ key: String) { lock.withLock { queues[key] = nil } }
-    func take(_ key: String) -> [Segment] { lock.withLock { defer { if queues[key] != nil { queues[key] = [] } }; return queues[key] ?? [] } }
+    func subscribe(_ key: String) { state.withLock { $0.queues[key] = [] } }
+    func unsubscribe(_ key: String) { state.withLock { $0.queues[key] = nil } }
+    func take(_ key: String) -> [Segment] {
+        state.withLock { state in defer { if state.queues[key] != nil { state.queues[key] = [] } }; return state.queues[key] ?? [] }
+    }
 
     /// Called by VideoChannel with the segments the packager just completed.
     func offer(_ sequences: [Int], from window: MediaWindow) {
-        lock.withLock {
-            guard !queues.isEmpty else { return }
+        state.withLock { state in
+            guard !state.queues.isEmpty else { return }
             for sequence in sequences {
                 guard let stored = window.segments.last(where: { $0.mediaSequence == sequence }) else { continue }
-                if stored.isGap { afterGap = true; continue }
+                if stored.isGap { state.afterGap = true; continue }
                 let segment = Segment(bytes: stored.bytes.array, durationSeconds: MediaClock.seconds(ticks: stored.durationTicks),
-                                      discontinuity: afterGap || stored.discontinuity != nil)
-                afterGap = false
-                for key in queues.keys where queues[key, default: []].count < Self.queueLimit { queues[key]?.append(segment) }
+                                      discontinuity: state.afterGap || stored.discontinuity != nil)
+                state.afterGap = false
+                for key in state.queues.keys where state.queues[key, default: []].count < Self.queueLimit { state.queues[key]?.append(segment) }
             }
         }
     }

@@ -1,5 +1,6 @@
 import GrandstandCore
 import GrandstandRuntime
+import Synchronization
 import HTTPServer
 
 /// `/channels/ID/events`: a data channel's messages as Server-Sent Events (WHATWG HTML §9.2).
@@ -55,17 +56,15 @@ enum FanEvents {
 /// The SSE subscribers per data channel. `publish` runs under the gateway's lock on the capture
 /// thread: it encodes once and queues to each stream (bounded, never blocking); closed streams
 /// are dropped on the way.
-final class DataEventHub: @unchecked Sendable {
-    // @unchecked: `subscribers` only under `lock`.
-    private let lock = Lock()
-    private var subscribers: [String: [HTTPStream]] = [:]
+final class DataEventHub: Sendable {
+    private let subscribers = Mutex<[String: [HTTPStream]]>([:])
 
     func subscribe(_ channel: String, _ stream: HTTPStream) {
-        lock.withLock { subscribers[channel, default: []].append(stream) }
+        subscribers.withLock { $0[channel, default: []].append(stream) }
     }
 
     func publish(_ channel: String, _ message: Gateway.DataMessage) {
-        lock.withLock {
+        subscribers.withLock { subscribers in
             guard let streams = subscribers[channel], !streams.isEmpty else { return }
             let bytes = FanEvents.event(message)
             subscribers[channel] = streams.filter { $0.send(bytes) }
@@ -73,5 +72,5 @@ final class DataEventHub: @unchecked Sendable {
     }
 
     /// Open subscriptions (closed ones are counted until the next message prunes them).
-    var count: Int { lock.withLock { subscribers.values.reduce(0) { $0 + $1.filter(\.isOpen).count } } }
+    var count: Int { subscribers.withLock { $0.values.reduce(0) { $0 + $1.filter(\.isOpen).count } } }
 }
