@@ -1,26 +1,28 @@
 import GrandstandCore
 import GrandstandRuntime
+import Synchronization
 import HTTPServer
 
 /// Every gateway event as it happens, for `GET /api/v1/events` (Server-Sent Events on the
 /// management listener): health transitions, channels added/removed, reloads. Each event gets an
 /// id `SESSION.N`; the last `backlog` events are kept so a client that reconnects with
 /// `Last-Event-ID` gets what it missed. At most `maximum` clients at once.
-final class EventHub: @unchecked Sendable {
-    // @unchecked: `subscribers`, `recent` and `next` are only touched under `lock`.
+final class EventHub: Sendable {
     private struct Subscriber {
         let stream: HTTPStream
         let kinds: Set<String>?
+    }
+    private struct State {
+        var subscribers: [ObjectIdentifier: Subscriber] = [:]
+        var recent: [(number: UInt64, kind: String, bytes: [UInt8])] = []
+        var next: UInt64 = 1
     }
 
     let maximum: Int
     let backlog: Int
     /// Distinguishes this daemon run's ids from an earlier run's (ids restart at 1).
     let session: String
-    private let lock = Lock()
-    private var subscribers: [ObjectIdentifier: Subscriber] = [:]
-    private var recent: [(number: UInt64, kind: String, bytes: [UInt8])] = []
-    private var next: UInt64 = 1
+    private let state = Mutex(State())
 
     init(maximum: Int = 8, backlog: Int = 64) {
         self.maximum = maximum
@@ -30,20 +32,20 @@ final class EventHub: @unchecked Sendable {
     }
 
     /// The kinds of the events still in the backlog, oldest first.
-    var recentKinds: [String] { lock.withLock { recent.map(\.kind) } }
+    var recentKinds: [String] { state.withLock { $0.recent.map(\.kind) } }
 
     /// Numbers the event and sends it to every subscriber whose filter admits its kind.
     func publish(_ event: GatewayEvent, realtimeMicroseconds: Int64) {
-        lock.withLock {
-            let number = next
-            next += 1
+        state.withLock { state in
+            let number = state.next
+            state.next += 1
             let id = "\(session).\(number)"
             let data = Self.json(event, id: id, realtimeMicroseconds: realtimeMicroseconds).encoded
             let bytes = Array(ServerSentEvent(id: id, event: event.kind.rawValue, data: data).encoded.utf8)
-            recent.append((number, event.kind.rawValue, bytes))
-            if recent.count > backlog { recent.removeFirst(recent.count - backlog) }
-            for (key, subscriber) in subscribers where subscriber.kinds?.contains(event.kind.rawValue) ?? true {
-                if !subscriber.stream.send(bytes) { subscribers[key] = nil }
+            state.recent.append((number, event.kind.rawValue, bytes))
+            if state.recent.count > backlog { state.recent.removeFirst(state.recent.count - backlog) }
+            for (key, subscriber) in state.subscribers where subscriber.kinds?.contains(event.kind.rawValue) ?? true {
+                if !subscriber.stream.send(bytes) { state.subscribers[key] = nil }
             }
         }
     }
@@ -55,30 +57,30 @@ final class EventHub: @unchecked Sendable {
         var limits = HTTPStream.Limits()
         limits.heartbeat = Array(": keepalive\n\n".utf8)
         let stream = HTTPStream(limits: limits)
-        return lock.withLock { () -> HTTPStream? in
-            subscribers = subscribers.filter { $0.value.stream.isOpen }
-            guard subscribers.count < maximum else { return nil }
+        return state.withLock { state -> HTTPStream? in
+            state.subscribers = state.subscribers.filter { $0.value.stream.isOpen }
+            guard state.subscribers.count < maximum else { return nil }
             if let first { _ = stream.send(first) }
             if let lastEventID {
                 let parts = lastEventID.split(separator: ".", maxSplits: 1)
                 let after = parts.count == 2 && parts[0] == session ? UInt64(parts[1]) ?? 0 : 0
-                for entry in recent where entry.number > after && (kinds?.contains(entry.kind) ?? true) {
+                for entry in state.recent where entry.number > after && (kinds?.contains(entry.kind) ?? true) {
                     _ = stream.send(entry.bytes)
                 }
             }
-            subscribers[ObjectIdentifier(stream)] = Subscriber(stream: stream, kinds: kinds)
+            state.subscribers[ObjectIdentifier(stream)] = Subscriber(stream: stream, kinds: kinds)
             return stream
         }
     }
 
     /// Clients connected now.
-    var count: Int { lock.withLock { subscribers.values.filter { $0.stream.isOpen }.count } }
+    var count: Int { state.withLock { $0.subscribers.values.filter { $0.stream.isOpen }.count } }
 
     /// Ends every stream (daemon stop: before the listener that carries them).
     func finishAll() {
-        let streams = lock.withLock { () -> [HTTPStream] in
-            defer { subscribers = [:] }
-            return subscribers.values.map(\.stream)
+        let streams = state.withLock { state -> [HTTPStream] in
+            defer { state.subscribers = [:] }
+            return state.subscribers.values.map(\.stream)
         }
         for stream in streams { stream.finish() }
     }
