@@ -88,7 +88,7 @@ let package = Package(
         // MARK: Tests: one target per module; fixtures live beside them under Tests/Fixtures.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "GrandstandCoreTests", dependencies: ["GrandstandCore", "Capture", "TestSupport"]),
-        .testTarget(name: "GrandstandRuntimeTests", dependencies: ["GrandstandRuntime"]),
+        .testTarget(name: "GrandstandRuntimeTests", dependencies: ["GrandstandRuntime", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "MediaCodecTests", dependencies: ["MediaCodec", "GrandstandCore", "TestSupport"]),

@@ -1,20 +1,10 @@
 import Foundation
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-// Child processes and polling for the end-to-end tests (send, live ingest, FEC, daemon).
-
-/// Polls `condition` every 50 ms for up to `timeout` s: a generous bound (slow emulated machines
-/// under load), never a performance assertion.
-func waitFor(_ what: String, timeout: Double = 60, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if try condition() { return }
-        Thread.sleep(forTimeInterval: 0.05)
-    }
-    throw WaitTimeout(what: what, seconds: timeout)
-}
+// Child processes for the end-to-end tests (send, live ingest, FEC, daemon); `waitFor` is in TestSupport.
 
 /// Waits until the file at `path` has not grown for `quietSeconds`: a capture writer (tcpdump
 /// -U) starved of CPU may still hold packets in its ring, and SIGKILL would lose them.
@@ -25,12 +15,6 @@ func waitForQuietFile(_ path: String, quietSeconds: Double = 1) throws {
         if now != size { size = now; since = Date() }
         return Date().timeIntervalSince(since) >= quietSeconds
     }
-}
-
-struct WaitTimeout: Error, CustomStringConvertible {
-    let what: String
-    let seconds: Double
-    var description: String { "timed out after \(seconds) s waiting for \(what)" }
 }
 
 /// A child process with its output collected.
