@@ -25,26 +25,26 @@ public final class ServiceGroup: Sendable {
     /// thread cannot be created.
     public func start(_ body: @escaping @Sendable (StopSignal) -> Void) throws(RuntimeError) {
         reap()
-        let id: Int? = state.withLock { state in
-            guard !state.stopping else { return nil }
-            state.next += 1
-            return state.next
-        }
-        guard let id else { throw RuntimeError("start \(name) thread: stopping", errno: ECANCELED) }
-        let threadName = String(decoding: Array("\(name)-\(id)".utf8.prefix(15)), as: UTF8.self)
-        // The new thread registers itself before running the body and files itself as finished
-        // after it, so `finished` only ever holds threads whose body has returned.
+        // Checked, created and filed as running in one critical section with `stop()`'s flag:
+        // either the member is running before stop looks (and is joined by it), or the start is
+        // refused. The member waits for `registered` before its body, and files itself as
+        // finished after it, so `finished` only ever holds threads whose body has returned.
         let registered = StopSignal()
-        let thread = try ServiceThread.spawn { [self, stopSignal] in
-            _ = registered.wait(untilMonotonic: nil)
-            body(stopSignal)
-            state.withLock { state in
-                if let me = state.running.removeValue(forKey: id) { state.finished.append(me) }
+        try state.withLock { (state: inout State) throws(RuntimeError) in
+            guard !state.stopping else { throw RuntimeError("start \(name) thread: stopping", errno: ECANCELED) }
+            state.next += 1
+            let id = state.next
+            let thread = try ServiceThread.spawn { [self, stopSignal] in
+                _ = registered.wait(untilMonotonic: nil)
+                body(stopSignal)
+                self.state.withLock { state in
+                    if let me = state.running.removeValue(forKey: id) { state.finished.append(me) }
+                }
+                changed.wake()
             }
-            changed.wake()
+            ServiceThread.name(thread, String(decoding: Array("\(name)-\(id)".utf8.prefix(15)), as: UTF8.self))
+            state.running[id] = thread
         }
-        ServiceThread.name(thread, threadName)
-        state.withLock { $0.running[id] = thread }
         registered.raise()
     }
 

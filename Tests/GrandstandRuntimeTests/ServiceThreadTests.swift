@@ -74,6 +74,20 @@ struct ServiceThreadTests {
         #expect(throws: RuntimeError.self) { try group.start { _ in } }
     }
 
+    /// Starts racing a stop: every start either lands before the stop looks (and is joined by
+    /// it) or is refused; nothing started is left unjoined.
+    @Test func startsRacingAStopLeaveNothingUnjoined() throws {
+        for round in 0..<20 {
+            let group = ServiceGroup(name: "race\(round)")
+            let starter = try ServiceThread(name: "starter") { _ in
+                while (try? group.start { stop in _ = stop.wait(untilMonotonic: nil) }) != nil {}
+            }
+            group.stop()
+            starter.join()
+            #expect(group.unjoined == 0, "round \(round)")
+        }
+    }
+
     @Test func groupStopEndsMembersWaitingOnTheSignal() throws {
         let group = ServiceGroup(name: "waiters")
         for _ in 0..<8 {
