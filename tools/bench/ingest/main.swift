@@ -8,6 +8,7 @@
 //   packets=N bytes=B seconds=S packets_per_second=R sum=X
 // Usage: ingest-bench FILE CONFIG [FILTER]
 import Capture
+import Foundation
 import ErasureCoding
 import GrandstandCore
 #if canImport(Glibc)
@@ -26,25 +27,15 @@ func now() -> Double {
     return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }
 
-func readFile(_ path: String) -> [UInt8] {
-    guard let file = fopen(path, "rb") else { fail("cannot open \(path)") }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let n = fread(&buffer, 1, buffer.count, file)
-        if n <= 0 { break }
-        bytes += buffer[0..<n]
-    }
-    return bytes
-}
-
 let arguments = CommandLine.arguments
 guard arguments.count == 3 || arguments.count == 4 else {
     fail("usage: ingest-bench FILE CONFIG [FILTER]")
 }
 let config: GatewayConfig
-do { config = try GatewayConfig.decode(readFile(arguments[2])) } catch { fail("configuration \(arguments[2]): \(error)") }
+do {
+    guard let bytes = FileManager.default.contents(atPath: arguments[2]) else { fail("cannot read \(arguments[2])") }
+    config = try GatewayConfig.decode(Array(bytes))
+} catch { fail("configuration \(arguments[2]): \(error)") }
 // What `grandstand replay --config` builds (Sources/grandstand/Ingest/ProductIngest.swift).
 let configuration = IngestConfiguration(config: config,
                                         recovery: FECRecovery.factory(configuration: config.fec, math: { ISALReedSolomonMath() }))
