@@ -63,12 +63,36 @@ let package = Package(
         // The content cache's durable store (objects + index journal, crash recovery): Glibc only.
         .target(name: "ContentStore", dependencies: ["GrandstandCore"], path: "Sources/Adapters/ContentStore"),
 
-        // MARK: The one executable that wires everything.
+        // MARK: Services: the product's libraries on the service runtime, by concern (docs/architecture.md).
+        // Events and journald, state files and the runtime config, health and LEDs, logs, reports.
+        .target(name: "GrandstandOperations", dependencies: ["GrandstandCore", "GrandstandRuntime", "Systemd", "GPIO", "WiFi",
+                                                            "HTTPServer", "HTTPClient"], path: "Sources/GrandstandOperations"),
+        // Live capture into channel events, FLUTE file channels, replay of a capture file.
+        .target(name: "GrandstandIngest", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "Capture",
+                                                        "ErasureCoding", "MediaCodec"], path: "Sources/GrandstandIngest"),
+        // The gateway: video channels (HLS, rewind, health, thumbnails), data rings, the fan routes.
+        .target(name: "GrandstandServing", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest",
+                                                         "HTTPServer", "MediaCodec"], path: "Sources/GrandstandServing"),
+        // The operator features: content cache and prefetch, catalog, recordings, timelines.
+        .target(name: "GrandstandServices", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest",
+                                                          "GrandstandServing", "HTTPServer", "HTTPClient", "ContentStore"],
+                path: "Sources/GrandstandServices"),
+        // `grandstand send`: the venue streamer (SAP, RTP/TS, data, FEC, FLUTE carousels, faults).
+        .target(name: "GrandstandStreamer", dependencies: ["GrandstandCore", "GrandstandOperations", "ErasureCoding", "Multicast"],
+                path: "Sources/GrandstandStreamer"),
+        // The running gateway: every service started and stopped as a unit, the management routes.
+        .target(name: "GrandstandDaemon", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest",
+                                                        "GrandstandServing", "GrandstandServices", "HTTPServer", "MediaCodec", "Systemd", "WiFi",
+                                                        "Capture", "ErasureCoding", "GPIO", "CGSBuildStamp"],
+                path: "Sources/GrandstandDaemon"),
+
+        // MARK: The one executable: commands and wiring only.
         .executableTarget(
             name: "grandstand",
             dependencies: [
-                "GrandstandCore", "Capture", "Systemd", "MediaCodec", "ErasureCoding", "WiFi", "GPIO",
-                "HTTPServer", "HTTPClient", "Multicast", "ContentStore", "CGSBuildStamp", "GrandstandRuntime",
+                "GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest", "GrandstandServing",
+                "GrandstandServices", "GrandstandStreamer", "GrandstandDaemon",
+                "Capture", "Systemd", "MediaCodec", "ErasureCoding", "GPIO", "HTTPClient", "Multicast", "CGSBuildStamp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/grandstand"),
@@ -99,6 +123,8 @@ let package = Package(
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer"]),
         .testTarget(name: "MulticastTests", dependencies: ["Multicast", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "ContentCacheTests", dependencies: ["ContentStore", "GrandstandCore", "HTTPClient", "TestSupport"]),
-        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "GrandstandRuntime", "Multicast", "HTTPClient", "TestSupport"]),
+        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest",
+                                                      "GrandstandServing", "GrandstandServices", "GrandstandStreamer", "GrandstandDaemon",
+                                                      "Multicast", "HTTPClient", "HTTPServer", "TestSupport"]),
     ]
 )

@@ -15,6 +15,9 @@ public struct BuildInfo: Sendable, Equatable {
 }
 
 extension BuildInfo {
+    /// What a build without a stamp (a plain `swift build`) calls itself (CGSBuildStamp's default).
+    public static let developmentVersion = "0.0.0-dev"
+
     /// Human-readable lines, libraries sorted by name.
     public var text: String {
         var lines = ["grandstand \(version) (commit \(gitCommit), Swift \(swiftVersion))"]

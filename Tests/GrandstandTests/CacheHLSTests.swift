@@ -2,7 +2,12 @@ import Foundation
 import GrandstandCore
 import TestSupport
 import Testing
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// HLS VOD prefetch and playback from the fan listener (`/items/ID/…m3u8`), whole and
 /// pre-positioned (the first seconds from the box, the rest from the origin).

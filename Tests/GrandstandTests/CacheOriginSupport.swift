@@ -4,7 +4,12 @@ import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// tools/cache-origin/origin.py serving a scratch root: metadata documents, media (the HLS VOD
 /// fixture under media/vod), and misbehaving paths (docs in the script).

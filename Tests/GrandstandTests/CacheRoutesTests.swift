@@ -4,7 +4,12 @@ import GrandstandRuntime
 import HTTPServer
 import TestSupport
 import Testing
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// The management API and the file-channel side (ReceivedFileSink) of the content cache, on a
 /// cache without an origin.

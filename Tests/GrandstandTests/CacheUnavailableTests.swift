@@ -2,7 +2,12 @@ import Foundation
 import GrandstandCore
 import Testing
 import TestSupport
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// A cache that cannot open (here: its directory under a regular file, ENOTDIR; the store's own
 /// tests cover ENOSPC and EROFS) costs the cache, not the service: the daemon starts, says why in

@@ -3,7 +3,12 @@ import Testing
 import TestSupport
 import GrandstandCore
 import HTTPClient
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// Catalog search over HTTP on an in-process daemon reading the generated feed from a file:
 /// the fan routes, the same engine on management, 400s naming the problem, the file-channel hook.

@@ -2,6 +2,12 @@ import ArgumentParser
 import GrandstandCore
 import Testing
 @testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 struct CommandLineTests {
     @Test func helpListsTheSubcommands() {

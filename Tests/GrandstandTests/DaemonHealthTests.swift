@@ -5,6 +5,12 @@ import GrandstandCore
 import GrandstandRuntime
 import HTTPClient
 @testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// The daemon's service state, LED routes, `grandstand leds` client and the watchdog's fault
 /// switch, on the host (no GPIO chip here: the LEDs are reported unavailable and the state

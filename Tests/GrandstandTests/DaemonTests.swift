@@ -4,6 +4,12 @@ import Testing
 import TestSupport
 import GrandstandCore
 @testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 struct DaemonTests {
     static func config(_ token: String = "secret") throws -> GatewayConfig {

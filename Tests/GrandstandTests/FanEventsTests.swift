@@ -3,7 +3,12 @@ import GrandstandCore
 import HTTPServer
 import Testing
 import TestSupport
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// `/channels/ID/events`: data-channel messages as Server-Sent Events, read with `curl -N`.
 /// In-process (a daemon fed as the ingest would feed it) and end to end (`grandstand send` →

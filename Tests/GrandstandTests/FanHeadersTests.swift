@@ -2,7 +2,12 @@ import Foundation
 import GrandstandCore
 import Testing
 import TestSupport
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// What the fan listener sends with each resource (docs/serving.md, "Headers"): MIME types,
 /// Cache-Control, ETag and 304, byte ranges (206/416), HEAD, CORS, no-store on errors. Real

@@ -1,6 +1,11 @@
 import GrandstandCore
 import Testing
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// `grandstand send --impair`: the faults the network fault tests inject, checked datagram by
 /// datagram (pure, so everywhere including qemu-user).

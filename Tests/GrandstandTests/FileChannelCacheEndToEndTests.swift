@@ -5,7 +5,12 @@ import Glibc
 import GrandstandCore
 import TestSupport
 import Testing
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// The content cache as the file channels' sink, live (docs/files.md "Storing", docs/cache.md):
 /// `grandstand send --files` with RFC 5510 Reed-Solomon repair, gzip Content-Encoding and a

@@ -2,7 +2,12 @@ import Foundation
 import GrandstandCore
 import TestSupport
 import Testing
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// File channels through the ingest pipeline and the daemon's gateway without a capture (runs
 /// everywhere, qemu-user included): SAP + a FLUTE carousel as datagrams → `IngestPipeline` →

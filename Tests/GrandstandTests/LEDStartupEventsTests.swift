@@ -1,6 +1,11 @@
 import GrandstandCore
 import Testing
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// The LED events of the daemon's start: `leds-held` is the positive proof the VM check
 /// `leds-boot-order` reads, so it must name exactly the LEDs held, with its own MESSAGE_ID.

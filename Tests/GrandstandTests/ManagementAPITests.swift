@@ -3,7 +3,12 @@ import Testing
 import TestSupport
 import GrandstandCore
 import HTTPClient
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// The management routes of an in-process daemon: auth, /metrics, log level, logs, config.
 struct ManagementAPITests {

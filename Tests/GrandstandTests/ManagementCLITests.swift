@@ -3,7 +3,12 @@ import Testing
 import TestSupport
 import GrandstandCore
 import HTTPClient
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// End to end: `grandstand run` as a child with a generated token, and the management clients
 /// (`status`, `channels`, `stats`, `logs`, curl on /metrics) against it.

@@ -2,7 +2,12 @@ import Foundation
 import Testing
 import TestSupport
 import GrandstandCore
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 struct ManagementTokenTests {
     static func scratch(_ name: String) throws -> String {

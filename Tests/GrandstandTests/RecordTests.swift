@@ -4,6 +4,12 @@ import TestSupport
 import GrandstandCore
 import HTTPClient
 @testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// Recording a live channel on an in-process daemon fed with the sample stream as the ingest
 /// would feed it: start over the management API, stop, then the fan listener serves the TS

@@ -2,7 +2,12 @@ import Foundation
 import GrandstandCore
 import TestSupport
 import Testing
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// What a technician sees for real senders: captures of VLC's and FFmpeg's own SAP output
 /// (tools/fixtures/make-sap-captures.sh) through the whole `replay` path (the same pipeline as

@@ -4,6 +4,12 @@ import GrandstandCore
 import Testing
 import TestSupport
 @testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// `grandstand replay` end to end on the venue capture (tools/fixtures/make-ingest-fixtures.py).
 struct ReplayTests {

@@ -3,7 +3,12 @@ import GrandstandCore
 import GrandstandRuntime
 import Testing
 import TestSupport
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// The uploader against a local collector that fails, answers late, refuses and recovers:
 /// every queued report arrives once, in order, across a restart of the uploader.

@@ -3,6 +3,12 @@ import GrandstandCore
 import TestSupport
 import Testing
 @testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// `grandstand send` argument parsing and validation (no packets sent here).
 struct SendCommandTests {

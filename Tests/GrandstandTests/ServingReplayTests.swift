@@ -2,7 +2,12 @@ import Foundation
 import GrandstandCore
 import Testing
 import TestSupport
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// `grandstand replay --out DIR` writes `hls/ID/`: a VOD playlist (EXT-X-ENDLIST) and its segments.
 struct ServingReplayTests {

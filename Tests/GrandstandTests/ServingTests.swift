@@ -2,7 +2,12 @@ import Foundation
 import GrandstandCore
 import Testing
 import TestSupport
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// The fan routes over a real listener, fed by the sample file as the ingest sink would be (no
 /// packet capture, so this runs everywhere, qemu-user included): blocking reload answered when

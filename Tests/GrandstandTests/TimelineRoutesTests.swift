@@ -3,7 +3,12 @@ import GrandstandCore
 import HTTPClient
 import TestSupport
 import Testing
-@testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// Timelines and inserts through the running daemon: scheduled over the management API from a
 /// cached item, played by ffprobe over HTTP from the fan listener with the expected length,

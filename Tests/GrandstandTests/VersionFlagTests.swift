@@ -2,6 +2,12 @@ import ArgumentParser
 import Foundation
 import Testing
 @testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// `grandstand --version` (the packaged binary's smoke test runs it): the VERSION file's version
 /// and the commit, as ArgumentParser's clean exit.

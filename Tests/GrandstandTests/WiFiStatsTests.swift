@@ -3,6 +3,12 @@ import Testing
 import TestSupport
 import GrandstandCore
 @testable import grandstand
+@testable import GrandstandDaemon
+@testable import GrandstandIngest
+@testable import GrandstandOperations
+@testable import GrandstandServices
+@testable import GrandstandServing
+@testable import GrandstandStreamer
 
 /// The Wi-Fi members of `GET /api/v1/stats` and their `grandstand stats` rendering (docs/wifi.md).
 /// The real association is proven in the VM (check `wifi-hwsim`); here the host's clear error.

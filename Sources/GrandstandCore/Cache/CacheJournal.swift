@@ -23,6 +23,10 @@ public enum CacheJournal {
         public var validLength = 0
         /// Whether a header was present (false: a new or torn-at-birth file, rewrite it).
         public var hadHeader = false
+
+        public init(items: [String: CacheItem] = [:]) {
+            self.items = items
+        }
     }
 
     public static func encode(_ record: Record) -> [UInt8] {

@@ -9,6 +9,9 @@ import Glibc
 #endif
 import GrandstandCore
 import GrandstandRuntime
+import GrandstandDaemon
+import GrandstandOperations
+import GrandstandServing
 
 /// `grandstand bench-fan` (hidden): the fan listener alone, for tools/bench/http. Packages a
 /// sample file as channel `cam` in memory (no capture, no streamer: nothing else competes for

@@ -9,6 +9,9 @@ import Glibc
 #endif
 import GrandstandCore
 import GrandstandRuntime
+import GrandstandDaemon
+import GrandstandOperations
+import GrandstandStreamer
 
 /// `grandstand demo`: the venue streamer and the gateway in one process. The embedded streamer
 /// (the `send` code) loops a sample file as several channels on loopback multicast, with

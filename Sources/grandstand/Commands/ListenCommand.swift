@@ -10,6 +10,8 @@ import Glibc
 import Capture
 import GrandstandCore
 import GrandstandRuntime
+import GrandstandIngest
+import GrandstandOperations
 
 /// `grandstand listen [--interface IF] [--config FILE] [--json]`: a field diagnostic. Captures
 /// live through the same pipeline as the daemon (joins, filter, registry) and keeps printing the

@@ -4,6 +4,7 @@ import HTTPClient
 #if canImport(Glibc)
 import Glibc
 #endif
+import GrandstandOperations
 
 /// What every management client (`status`, `channels`, `stats`, `logs`) shares: where the daemon's
 /// management listener is and its token (from `--url`/`--token`, else the daemon's config file and

@@ -5,6 +5,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import GrandstandCore
+import GrandstandIngest
+import GrandstandOperations
 
 /// `grandstand replay --pcap FILE [--config FILE] --out DIR`: runs a pcap/pcapng capture through
 /// the live ingest pipeline and writes channels.json, stats.json, events.jsonl, data/ID.jsonl and

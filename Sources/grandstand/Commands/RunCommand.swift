@@ -6,6 +6,9 @@ import Foundation
 #endif
 import GrandstandCore
 import Systemd
+import GrandstandDaemon
+import GrandstandOperations
+import GrandstandRuntime
 
 /// `grandstand run --config FILE`: the daemon (systemd `Type=notify`). Exits 0 on SIGTERM,
 /// 78 (EX_CONFIG) on a bad configuration, 1 when a listener cannot start.

@@ -9,6 +9,8 @@ import Glibc
 #endif
 import GrandstandCore
 import Multicast
+import GrandstandOperations
+import GrandstandStreamer
 
 /// `grandstand send`: the venue streamer for tests and demos. Announces channels with SAP,
 /// sends MPEG-TS files as RTP paced by their PCRs, sends data-channel messages, and can drop
@@ -187,3 +189,4 @@ struct SendCommand: ParsableCommand {
         if let impairment = session.impairment { print(impairment.summary) }
     }
 }
+extension SendCommand: SendOptions {}

@@ -1,11 +1,6 @@
 import ArgumentParser
-import Capture
-import ErasureCoding
-import GPIO
-import MediaCodec
-import CGSBuildStamp
 import GrandstandCore
-import Systemd
+import GrandstandDaemon
 
 /// `grandstand version`: what was built, from which commit, with which compiler and libraries.
 struct VersionCommand: ParsableCommand {
@@ -21,34 +16,5 @@ struct VersionCommand: ParsableCommand {
         } else {
             print(info.text, terminator: "")
         }
-    }
-}
-
-extension BuildInfo {
-    /// This binary's facts, gathered from the build stamp and from each linked library at run time.
-    static var current: BuildInfo {
-        BuildInfo(
-            version: String(cString: gs_build_version()),
-            gitCommit: String(cString: gs_build_commit()),
-            swiftVersion: compilerVersion,
-            libraries: [
-                "libpcap": PacketCapture.libraryVersion,
-                "libsystemd": SystemdLibrary.loadedFile,
-                "libgpiod": GPIOLibrary.version,
-                "ffmpeg": MediaCodecLibrary.versionSummary,
-                "isa-l": ErasureCodingLibrary.isalVersion,
-            ])
-    }
-
-    static var compilerVersion: String {
-        #if compiler(>=6.3)
-        "6.3"
-        #elseif compiler(>=6.2)
-        "6.2"
-        #elseif compiler(>=6.1)
-        "6.1"
-        #else
-        "6.0"
-        #endif
     }
 }

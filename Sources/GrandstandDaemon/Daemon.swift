@@ -1,0 +1,314 @@
+import GrandstandCore
+import GrandstandRuntime
+import Synchronization
+import HTTPServer
+import MediaCodec
+import Systemd
+#if canImport(Glibc)
+import Glibc
+#endif
+import GrandstandIngest
+import GrandstandOperations
+import GrandstandServices
+import GrandstandServing
+
+/// The running gateway: live ingest on the venue interface feeding the `Gateway` (HLS per video
+/// channel, data-channel rings), the fan and management listeners, and the status outputs,
+/// started and stopped as a unit. `grandstand run` and `grandstand demo` drive it; tests too.
+public final class Daemon {
+    let config: GatewayConfig
+    let board: BoardDescription?
+    let events: EventLog
+    /// Capture settings; nil serves without ingest (listener tests).
+    let ingestSettings: LiveIngest.Settings?
+    public let gateway: Gateway
+    /// The config file `GET/PUT /api/v1/config` and SIGHUP use; nil serves without one.
+    let configPath: String?
+    public private(set) var runtime: RuntimeConfig?
+    /// The running capture; replaced when ingest settings change at run time.
+    private let ingestSlot = IngestSlot()
+    var ingest: LiveIngest? { ingestSlot.live }
+    /// Reads whichever capture is running at call time (for threads that outlive a replacement).
+    var ingestSnapshots: @Sendable () -> IngestSnapshot? { let slot = ingestSlot; return { slot.live?.snapshot } }
+    private(set) var fanServer: (any HTTPListener)?
+    private(set) var managementServer: (any HTTPListener)?
+    public private(set) var status: StatusReport?
+    private(set) var leds: StatusLEDs?
+    private(set) var health: HealthLoop?
+    private(set) var reporter: Reporter?
+    let followers = LogFollowers()
+    /// Enables the debug fault route (GRANDSTAND_DEBUG_FAULTS=1 in the environment; tests set it).
+    var debugFaults = getenv("GRANDSTAND_DEBUG_FAULTS").map { String(cString: $0) == "1" } ?? false
+    /// Catalog search, recordings, timelines (Catalog/OperatorServices.swift).
+    let services: OperatorServices
+    /// The content cache and prefetcher (`cache` in the config; Cache/ContentCache.swift).
+    private(set) var cache: ContentCache?
+    /// The one clock every service reads and waits on (a `ManualClock` in tests).
+    let clock: any Clock
+    /// The management listener's routes once started (ManagementSecurityTests walks them).
+    private(set) var managementTable: [HTTPRoute] = []
+
+    public init(config: GatewayConfig, board: BoardDescription?, events: EventLog = EventLog(),
+         ingest: LiveIngest.Settings? = nil, gateway: Gateway.Settings? = nil, configPath: String? = nil,
+         clock: any Clock = SystemClock()) {
+        self.config = config
+        self.clock = clock
+        self.configPath = configPath
+        self.board = board
+        self.events = events
+        self.ingestSettings = ingest
+        self.gateway = Gateway(settings: gateway ?? Gateway.Settings(hls: config.hls), clock: clock)
+        self.gateway.files.sink = DirectoryFileSink(root: config.stateDirectory + "/files")
+        services = OperatorServices(config: config, gateway: self.gateway, events: events, clock: clock)
+    }
+
+    /// The settings `grandstand run` uses: the config's interface and policy, FEC on ISA-L.
+    public static func productIngest(_ config: GatewayConfig) -> LiveIngest.Settings {
+        LiveIngest.Settings(interface: config.network.interface, configuration: IngestConfiguration.product(config))
+    }
+
+    /// Brings the listeners up, then the capture; throws if a listener cannot bind or the
+    /// capture's wake-up pipe cannot be made (the caller exits non-zero). A missing interface
+    /// is not an error: the capture retries and reports it.
+    public func start() throws {
+        let fanAddress = config.listeners.fan, managementAddress = config.listeners.management
+        let fanConfiguration = FanRoutes.serverConfiguration(fanAddress, config.listeners.fanLimits)
+        var managementConfiguration = HTTPListenerConfiguration(host: managementAddress.host, port: managementAddress.port)
+        managementConfiguration.threadName = "http-mgmt"
+        managementConfiguration.connectionLimit = 64
+
+        // The token first: a state directory that cannot hold it is a start error, before any thread.
+        let (token, source) = try TokenStore.resolve(config)
+        if source == .generated {
+            printError("grandstand: generated the management token in \(TokenStore.path(stateDirectory: config.stateDirectory))")
+        }
+        let runtime = RuntimeConfig(config: config, token: token, path: configPath, events: events)
+        let cache = openCache()   // recovery first; without a usable cache the box serves live only
+        MediaCodecLibrary.quietLogging()
+        let gateway = self.gateway
+        var live: LiveIngest?
+        if let ingestSettings {
+            live = try LiveIngest(settings: ingestSettings, events: events, clock: clock) { gateway.handle($0) }
+        }
+        // Through the slot: a live config change replaces the capture (RuntimeConfig.ingestApplier).
+        var snapshot: (@Sendable () -> IngestSnapshot)?
+        let slot = ingestSlot
+        let ingestEnabled = live != nil
+        if live != nil { snapshot = { slot.live?.snapshot ?? IngestSnapshot.empty } }
+        // The LEDs and the service state first: the lamp test runs while the rest starts.
+        let (held, unavailable) = openLEDs()
+        let inputs = HealthInputs(config: config, ingest: snapshot, gateway: gateway)
+        let health = HealthLoop(config: config, board: board, leds: leds, events: events, clock: clock,
+                                observe: { inputs.observation($0, now: $1) }, traffic: { inputs.packetCount() })
+        try health.start()
+        self.health = health
+        // The listeners answer with the bound ports, so start them on a placeholder report first.
+        let box = StatusBox()
+        let fan: any HTTPListener, management: any HTTPListener
+        do {
+            fan = try EventLoopServer(fanConfiguration, deferring: { box.fan($0, $1) })
+            do {
+                management = try EventLoopServer(managementConfiguration, deferring: { box.management($0, $1) })
+            } catch {
+                fan.stop()
+                throw error
+            }
+        } catch {
+            stopHealth()
+            throw error
+        }
+        var report = StatusReport(
+            version: BuildInfo.current.version, board: board?.name, startedAt: StatusReport.monotonicSeconds(),
+            fan: ListenAddress(host: fanAddress.host, port: fan.port),
+            management: ListenAddress(host: managementAddress.host, port: management.port),
+            leds: held)
+        report.health = health
+        let healthRoutes = HealthRoutes(health: health, board: board, held: held, unavailable: unavailable,
+                                        injectFault: debugFaults ? Self.faultInjection(slot: ingestEnabled ? slot : nil, events: events) : nil)
+        var managementRoutes = ManagementRoutes(runtime: runtime, status: report, gateway: gateway, ingest: snapshot)
+        managementRoutes.followers = followers
+        let eventRoutes = ManagementEventRoutes(hub: events.hub) { StatusReport.serviceJSON(health.snapshot) }
+        managementRoutes.more = healthRoutes.routes + eventRoutes.routes + (cache.map { CacheRoutes(cache: $0).routes } ?? [])
+        managementRoutes.statsExtra = WiFiStatus(config: config) { health.snapshot.state.inVenue }.members
+        managementRoutes.services = services
+        box.install(fan: FanRoutes(status: report, gateway: gateway, more: services.fanRoutes(cache: cache.map(CacheFanRoutes.init)), inserts: services).handler(),
+                    management: managementRoutes.handler())
+        self.managementTable = managementRoutes.table
+        self.cache = cache
+        if let cache { gateway.files.sink = cache }   // one store for received files and prefetched items
+        services.attach(cache: cache)
+        let listeners = report.summary
+        runtime.statusLine { "\(health.snapshot.statusLine); \(listeners)" }
+        health.onStatusLine { line in _ = try? Notifier().notify(.status("\(line); \(listeners)")) }
+        if let ingestSettings {
+            let events = self.events
+            let clock = self.clock
+            runtime.ingestApplier = { config in
+                Self.replaceIngest(slot, settings: ingestSettings, config: config, events: events, gateway: gateway, clock: clock)
+            }
+        }
+        self.runtime = runtime
+        fanServer = fan
+        managementServer = management
+        status = report
+        do {
+            try cache?.start()
+            try gateway.start()
+            try services.start()
+            try live?.start()
+        } catch {
+            stop()   // a service thread that cannot start: what did start stops again
+            throw error
+        }
+        ingestSlot.live = live
+        health.setLifecycle(.running)
+        reporter = startReporter()
+    }
+
+    /// The sd_notify STATUS= line: service state, reasons, channels, venue, listeners.
+    public var statusText: String {
+        [health?.snapshot.statusLine, status?.summary].compactMap { $0 }.joined(separator: "; ")
+    }
+
+    /// Whether the capture loop and the health thread are going round (the capture counts as
+    /// alive without ingest): the watchdog's proof.
+    public func isAlive(within nanoseconds: Int64 = 5_000_000_000) -> Bool {
+        (ingest?.isAlive(within: nanoseconds) ?? true) && (health?.isAlive(within: nanoseconds) ?? true)
+    }
+
+    /// Re-applies ingest settings live: a new capture with the new policy replaces the old one,
+    /// and only channels the new settings refuse are retired from serving. Nil, or why not.
+    private static func replaceIngest(_ slot: IngestSlot, settings: LiveIngest.Settings, config: GatewayConfig, events: EventLog,
+                                      gateway: Gateway, clock: any Clock) -> String? {
+        var settings = settings
+        settings.configuration = IngestConfiguration.product(config)
+        let replacement: LiveIngest
+        do {
+            replacement = try LiveIngest(settings: settings, events: events, clock: clock) { gateway.handle($0) }
+        } catch {
+            return "\(error)"
+        }
+        let old = slot.take()
+        old?.stop()
+        let retired = IngestReconfiguration.retired(old?.snapshot.channels ?? [], under: config)
+        if !retired.isEmpty { gateway.handle([.channelsChanged(retired.map { .removed($0, reason: .refused) })]) }
+        slot.live = replacement
+        do {
+            try replacement.start()
+        } catch {
+            slot.live = nil
+            return "\(error)"
+        }
+        return nil
+    }
+
+    /// `hang-pipeline` (with `debugFaults`; without, the route answers 403): the watchdog's proof.
+    /// Hangs whichever capture runs at call time (a live config change replaces it).
+    private static func faultInjection(slot: IngestSlot?, events: EventLog) -> @Sendable (String) -> Bool {
+        { name in
+            guard name == "hang-pipeline", let live = slot?.live else { return false }
+            events.record(GatewayEvent(.faultInjected, "fault injected: capture loop hung on purpose (watchdog test)",
+                                       fields: [("FAULT", name)]))
+            live.hang()
+            return true
+        }
+    }
+
+    private func stopHealth() {
+        health?.stop()
+        health = nil
+        leds?.release()
+        leds = nil
+    }
+
+    /// Requests the board's LED lines; reports chips it cannot use. Returns the names held and
+    /// the failures (each names its chip).
+    private func openLEDs() -> (held: [String], unavailable: [String]) {
+        guard let board, !board.leds.isEmpty else { return ([], []) }
+        let panel = StatusLEDs(board: board)
+        for event in LEDStartupEvents.events(held: panel.names, unavailable: panel.unavailable) { events.record(event) }
+        leds = panel
+        return (panel.names, panel.unavailable.map(\.error))
+    }
+
+    /// The content cache after its recovery, or nil with a `cache-unavailable` event when it cannot
+    /// open (disk full, read-only, bad directory): live channels do not depend on it.
+    private func openCache() -> ContentCache? {
+        guard let settings = config.cache else { return nil }
+        do {
+            return try ContentCache(settings, clock: clock)
+        } catch {
+            events.record(GatewayEvent(.cacheUnavailable, "content cache in \(settings.directory) unavailable, serving live only: \(error)",
+                                       fields: [("DIRECTORY", settings.directory)]))
+            return nil
+        }
+    }
+
+    /// Stops the capture, answers held requests, then closes the listeners.
+    public func stop() {
+        cache?.stop()
+        reporter?.stop()
+        reporter = nil
+        health?.setLifecycle(.stopping)
+        ingestSlot.take()?.stop()
+        gateway.stop()
+        services.stop()
+        stopHealth()
+        followers.stopAll()   // streams end before the listener that carries them
+        events.hub.finishAll()
+        fanServer?.stop()
+        managementServer?.stop()
+        fanServer = nil
+        managementServer = nil
+    }
+}
+
+/// The current capture, shared with the management routes' snapshot and the config applier.
+private final class IngestSlot: Sendable {
+    private let current = Mutex<LiveIngest?>(nil)
+
+    var live: LiveIngest? {
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
+    }
+
+    func take() -> LiveIngest? { current.withLock { slot in defer { slot = nil }; return slot } }
+}
+
+/// Handlers installed after the listeners know their ports; until then requests get 503.
+private final class StatusBox: Sendable {
+    private let handlers = Mutex<(fan: HTTPDeferringHandler, management: HTTPDeferringHandler)?>(nil)
+
+    func install(fan: @escaping HTTPDeferringHandler, management: @escaping HTTPDeferringHandler) {
+        handlers.withLock { $0 = (fan, management) }
+    }
+
+    func fan(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
+        guard let handler = handlers.withLock({ $0?.fan }) else { return .text(503, "starting") }
+        return handler(request, responder)
+    }
+
+    func management(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
+        guard let handler = handlers.withLock({ $0?.management }) else { return .text(503, "starting") }
+        return handler(request, responder)
+    }
+}
+
+extension Daemon {
+    /// Starts the Reporter when `reporting.url` is configured. A queue or state folder that
+    /// cannot be used is reported and the daemon runs on without reports.
+    func startReporter() -> Reporter? {
+        let gateway = self.gateway
+        let snapshots = ingestSnapshots   // through the slot: a live config change replaces the capture
+        do {
+            let reporter = try Reporter.product(config: config, board: board?.name, version: BuildInfo.current.version, clock: clock) {
+                gateway.stats(merging: snapshots()?.stats)
+            }
+            try reporter?.start()
+            return reporter
+        } catch {
+            printError("grandstand: reporting disabled: \(error)")
+            return nil
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import ErasureCoding
+import GrandstandCore
+import GrandstandRuntime
+
+/// The file channels of the gateway: one FLUTE receiver per `.file` channel, fed the channel's
+/// datagrams on the capture thread; completed objects go to the `ReceivedFileSink`. Keeps the
+/// distribution table's facts (what the receivers announce plus where files were stored) and
+/// gives each arrival as a JSON event for the channel's SSE stream (docs/files.md).
+public final class FileChannels: @unchecked Sendable {
+    // @unchecked: every var only under `lock`.
+    private let lock = Lock()
+    private var receivers: [String: FluteReceiver] = [:]
+    private var storeFailures: [String: Int] = [:]
+    private var lastStoreError: [String: String] = [:]
+    private var storedCount: [String: Int] = [:]
+    private var sinkStorage: (any ReceivedFileSink)?
+    private let configuration: FluteReceiverConfiguration
+    private let math: (any ReedSolomonMath)?
+
+    public init(configuration: FluteReceiverConfiguration = FluteReceiverConfiguration(), math: (any ReedSolomonMath)? = RFC5510ReedSolomonMath()) {
+        self.configuration = configuration
+        self.math = math
+    }
+
+    /// Called with each stored file (channel, path, bytes) outside the lock; the catalog feed
+    /// hook (Catalog/CatalogFileFeed.swift). Set before ingest starts.
+    public var completed: (@Sendable (String, String, [UInt8]) -> Void)?
+
+    /// Where completed files go; set before ingest starts (nil: received files are only counted).
+    public var sink: (any ReceivedFileSink)? {
+        get { lock.withLock { sinkStorage } }
+        set { lock.withLock { sinkStorage = newValue } }
+    }
+
+    /// Follows the channel list: a receiver per file channel (kept across updates).
+    public func apply(_ changes: [ChannelChange]) {
+        lock.withLock {
+            for change in changes {
+                let channel = change.channel
+                switch change {
+                case .added, .updated:
+                    // The announced a=flute-tsi narrows the receiver to that session; a changed TSI
+                    // starts a fresh receiver (the old session's objects are not this channel's).
+                    if channel.kind == .file, receivers[channel.id]?.configuration.tsi != channel.fluteTSI || receivers[channel.id] == nil {
+                        var limits = configuration
+                        limits.tsi = channel.fluteTSI
+                        receivers[channel.id] = FluteReceiver(configuration: limits, math: math)
+                    }
+                case .removed:
+                    break   // the table stays until the gateway restarts: files remain served
+                }
+            }
+        }
+    }
+
+    /// One datagram of channel `id`; returns the arrival events (JSON text) to publish.
+    public func receive(_ id: String, _ payload: ArraySlice<UInt8>, at time: Int64) -> [[UInt8]] {
+        var stored: [(FluteObject, Result<StoredFile, any Error>?)] = []
+        var failed: [(String, String)] = []
+        lock.withLock {
+            // Taken out while it changes: its buffers stay uniquely referenced (updated in place).
+            guard var receiver = receivers.removeValue(forKey: id) else { return }
+            let events = receiver.receive(payload, nowNanoseconds: time)
+            if !events.isEmpty { receiver.tick(nowNanoseconds: time) }
+            receivers[id] = receiver
+            for event in events {
+                switch event {
+                case .completed(let object):
+                    guard let path = ContentLocation.relativePath(object.contentLocation) else {
+                        failed.append((object.contentLocation, "unsafe_content_location"))
+                        storeFailures[id, default: 0] += 1
+                        continue
+                    }
+                    let file = ReceivedFile(channelID: id, path: path, contentType: object.contentType, toi: object.toi,
+                                            fdtInstance: object.fdtInstance, bytes: object.bytes, completedNanoseconds: time)
+                    var result: Result<StoredFile, any Error>? = nil
+                    if let sink = sinkStorage {
+                        do { result = .success(try sink.store(file)) } catch {
+                            result = .failure(error)
+                            storeFailures[id, default: 0] += 1
+                            lastStoreError[id] = "\(error)"
+                        }
+                    }
+                    if case .success = result { storedCount[id, default: 0] += 1 }
+                    var named = object
+                    named.contentLocation = path
+                    stored.append((named, result))
+                case .failed(_, _, let location, let reason):
+                    failed.append((location, reason))
+                case .fdtInstance:
+                    break
+                }
+            }
+        }
+        var notes: [[UInt8]] = []
+        for (object, result) in stored {
+            var members: [(String, JSONValue)] = [
+                ("event", .string("file")), ("path", .string(object.contentLocation)), ("size", .number(Double(object.bytes.count))),
+                ("toi", .number(Double(object.toi))), ("fdtInstance", .number(Double(object.fdtInstance))),
+                ("url", .string("/files/\(id)/\(object.contentLocation)")),
+            ]
+            switch result {
+            case .success(let file)?: members.append(("status", .string("complete"))); members.append(("localPath", .string(file.localPath)))
+                completed?(id, object.contentLocation, object.bytes)
+            case .failure(let error)?: members.append(("status", .string("failed"))); members.append(("error", .string("\(error)")))
+            case nil: members.append(("status", .string("complete")))
+            }
+            notes.append(Array(JSONValue.object(members).encoded.utf8))
+        }
+        for (location, reason) in failed {
+            notes.append(Array(JSONValue.object([("event", .string("file")), ("path", .string(location)), ("status", .string("failed")),
+                                                 ("error", .string(reason))]).encoded.utf8))
+        }
+        return notes
+    }
+
+    /// The file channel ids, sorted.
+    var channelIDs: [String] { lock.withLock { receivers.keys.sorted() } }
+
+    /// Channel `id`'s distribution table and counters; nil when it is not a file channel.
+    public func table(_ id: String) -> JSONValue? {
+        let (rows, stats, failures, lastError, count, sink) = lock.withLock {
+            (receivers[id]?.table, receivers[id]?.stats, storeFailures[id] ?? 0, lastStoreError[id], storedCount[id] ?? 0, sinkStorage)
+        }
+        guard let rows, let stats else { return nil }
+        var files: [JSONValue] = []
+        var listed = Set<String>()
+        for row in rows {
+            let path = ContentLocation.relativePath(row.contentLocation)
+            let local = path.flatMap { sink?.lookup(channelID: id, path: $0) }
+            if let path { listed.insert(path) }
+            var state = row.state.rawValue
+            if row.state == .complete && local == nil && sink != nil { state = "failed" }
+            files.append(.object([
+                ("name", .string(row.contentLocation)), ("path", path.map(JSONValue.string) ?? .null),
+                ("url", path.map { .string("/files/\(id)/\($0)") } ?? .null),
+                ("size", row.size.map { .number(Double($0)) } ?? .null), ("contentType", row.contentType.map(JSONValue.string) ?? .null),
+                ("status", .string(state)), ("progress", .number(row.progress)), ("toi", .number(Double(row.toi))),
+                ("fdtInstance", .number(Double(row.fdtInstance))), ("error", row.failure.map(JSONValue.string) ?? .null),
+                ("localPath", local.map { .string($0.localPath) } ?? .null),
+            ]))
+        }
+        // Stored files no live FDT instance lists any more (their instance expired) stay listed.
+        for file in sink?.files(channelID: id) ?? [] where !listed.contains(file.path) {
+            files.append(.object([
+                ("name", .string(file.path)), ("path", .string(file.path)), ("url", .string("/files/\(id)/\(file.path)")),
+                ("size", .number(Double(file.size))), ("contentType", file.contentType.map(JSONValue.string) ?? .null),
+                ("status", .string("complete")), ("progress", .number(1)), ("toi", .null), ("fdtInstance", .null), ("error", .null),
+                ("localPath", .string(file.localPath)),
+            ]))
+        }
+        var counters: [(String, JSONValue)] = stats.fields.map { ($0.name, .number(Double($0.value))) }
+        counters.append(("files_stored", .number(Double(count))))
+        counters.append(("store_failures", .number(Double(failures))))
+        return .object([("id", .string(id)), ("files", .array(files)), ("stats", .object(counters)),
+                        ("lastStoreError", lastError.map(JSONValue.string) ?? .null)])
+    }
+
+    /// Every file channel's table.
+    public var tables: JSONValue { .array(channelIDs.compactMap { table($0) }) }
+}

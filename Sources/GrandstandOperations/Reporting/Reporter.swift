@@ -1,0 +1,206 @@
+import GrandstandCore
+import GrandstandRuntime
+import HTTPClient
+import WiFi
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Periodic stats reports (docs/reporting.md): every `interval` a report document is built and
+/// queued on disk; the queue is POSTed oldest first to the Reporter, retried with exponential
+/// backoff while it fails, so reports survive an unreachable server and a restart.
+/// One thread owns the queue, the Wi-Fi socket and the retry state.
+public final class Reporter: @unchecked Sendable {
+    // @unchecked: `counters` is shared under `lock`; everything else is touched only by the thread.
+    struct Settings {
+        var target: UploadTarget
+        var intervalMilliseconds: Int64
+        var timeoutMilliseconds: Int
+        var backoff: UploadBackoff
+        var queueDirectory: String
+        var queueLimit: Int
+    }
+
+    /// What the report thread reads when a report is due (called on that thread).
+    struct Sources {
+        /// The running build (`BuildInfo.current` in the daemon).
+        var version = BuildInfo.developmentVersion
+        var board: String?
+        var stats: () -> IngestStats = { IngestStats() }
+        var wifi: () -> (info: WiFiLinkInfo?, error: String?) = { (nil, nil) }
+    }
+
+    struct Counters: Equatable {
+        var built = 0, delivered = 0, attempts = 0, failures = 0, rejected = 0
+        var queued = 0, dropped = 0
+        var lastError: String?
+        var lastSequence: UInt64 = 0
+    }
+
+    let settings: Settings
+    let deviceUUID: ReportUUID
+    let appSessionUUID = randomUUID()
+    private let sources: Sources
+    private let queue: ReportQueue
+    private var retry: UploadRetry
+    private var videoSessions = VideoSessions()
+    private var sequence: UInt64 = 0
+    private let clock: any Clock
+    private let startedAt: Int64
+    private let lock = Lock()
+    private var shared = Counters()
+    private var thread: ServiceThread?
+
+    /// Loads (or creates) the device UUID and opens the queue; throws a `StateFileError`.
+    init(settings: Settings, stateDirectory: String, sources: Sources, clock: any Clock = SystemClock()) throws {
+        self.settings = settings
+        self.sources = sources
+        self.clock = clock
+        startedAt = clock.monotonicNanoseconds()
+        deviceUUID = try DeviceIdentity.load(stateDirectory: stateDirectory)
+        queue = try ReportQueue(directory: settings.queueDirectory, limit: settings.queueLimit)
+        retry = UploadRetry(backoff: settings.backoff)
+        shared.queued = queue.count
+    }
+
+    var counters: Counters { lock.withLock { shared } }
+
+    /// Starts the `reporter` thread.
+    public func start() throws(RuntimeError) {
+        thread = try ServiceThread(name: "reporter") { [self] stop in run(stop) }
+    }
+
+    /// Ends the thread after the attempt in flight (at most the POST timeout); queued reports stay on disk.
+    public func stop() {
+        thread?.stop()
+        thread = nil
+    }
+
+    private func run(_ stop: StopSignal) {
+        var nextReport = now() + settings.intervalMilliseconds
+        while !stop.isRaised {
+            let current = now()
+            if current >= nextReport {
+                enqueueReport()
+                // No burst of catch-up reports after a stall: the next one is an interval from now.
+                nextReport = max(nextReport + settings.intervalMilliseconds, current + 1)
+            }
+            if retry.isDue(at: now()), let (number, bytes) = queue.oldest() {
+                upload(number, bytes)
+                continue
+            }
+            var until = nextReport
+            if queue.count > 0 { until = min(until, retry.notBefore) }
+            _ = clock.wait(untilMonotonic: until * 1_000_000, or: stop)
+        }
+    }
+
+    private func enqueueReport() {
+        sequence += 1
+        let stats = sources.stats()
+        let sessions = videoSessions.update(channels: stats.channels.keys.sorted(), newUUID: randomUUID)
+        let wifi = sources.wifi()
+        let input = ReportInput(deviceUUID: deviceUUID, appSessionUUID: appSessionUUID, sequence: sequence,
+                                timestampSeconds: clock.wallNanoseconds() / 1_000_000_000,
+                                uptimeSeconds: (clock.monotonicNanoseconds() - startedAt) / 1_000_000_000,
+                                version: sources.version, board: sources.board, stats: stats, videoSessions: sessions,
+                                wifi: wifi.info, wifiError: wifi.error, reportsDropped: queue.dropped)
+        var failure: String?
+        do {
+            try queue.enqueue(ReportDocument.encode(input))
+        } catch {
+            failure = "queueing report \(sequence): \(error)"
+        }
+        update {
+            $0.built += 1
+            $0.lastSequence = sequence
+            if let failure { $0.lastError = failure }
+        }
+    }
+
+    private func upload(_ number: UInt64, _ bytes: [UInt8]) {
+        var status: Int?
+        var failure: String?
+        do {
+            let client = HTTPClient(HTTPEndpoint(host: settings.target.host, port: settings.target.port),
+                                    timeoutSeconds: Double(max(1, settings.timeoutMilliseconds)) / 1000)
+            status = try client.request("POST", settings.target.target, headers: [("Content-Type", "application/json")],
+                                        body: bytes).status
+        } catch {
+            failure = "POST \(settings.target): \(error)"
+        }
+        let outcome = UploadOutcome(status: status)
+        switch outcome {
+        case .delivered, .rejected:
+            queue.remove(number)
+            retry.succeeded()
+        case .retry:
+            retry.failed(at: now(), draw: Double.random(in: 0 ..< 1))
+        }
+        update {
+            $0.attempts += 1
+            switch outcome {
+            case .delivered: $0.delivered += 1
+            case .rejected: $0.rejected += 1; $0.lastError = "POST \(settings.target): HTTP \(status ?? 0), report dropped"
+            case .retry: $0.failures += 1; $0.lastError = failure ?? "POST \(settings.target): HTTP \(status ?? 0)"
+            }
+        }
+    }
+
+    private func update(_ change: (inout Counters) -> Void) {
+        let queued = queue.count, dropped = queue.dropped
+        lock.withLock {
+            change(&shared)
+            shared.queued = queued
+            shared.dropped = dropped
+        }
+    }
+
+    /// Monotonic milliseconds: the unit of the report interval and the upload backoff.
+    private func now() -> Int64 { clock.monotonicNanoseconds() / 1_000_000 }
+}
+
+extension Reporter {
+    /// The reporter `grandstand run` starts: nil when `reporting.url` is not set.
+    public static func product(config: GatewayConfig, board: String?, version: String, clock: any Clock = SystemClock(),
+                        stats: @escaping () -> IngestStats) throws -> Reporter? {
+        let reporting = config.reporting
+        guard let target = reporting.url else { return nil }
+        let settings = Settings(target: target, intervalMilliseconds: Int64(reporting.intervalSeconds) * 1000,
+                                timeoutMilliseconds: reporting.timeoutSeconds * 1000, backoff: reporting.backoff,
+                                queueDirectory: reporting.queuePath(stateDirectory: config.stateDirectory),
+                                queueLimit: reporting.queueLimit)
+        var sources = Sources()
+        sources.board = board
+        sources.version = version
+        sources.stats = stats
+        if let interface = config.network.wifiInterface {
+            let wifi = WiFiReader(interface: interface, accessPoints: config.network.wifiApInfo)
+            sources.wifi = { wifi.read() }
+        }
+        return try Reporter(settings: settings, stateDirectory: config.stateDirectory, sources: sources, clock: clock)
+    }
+}
+
+/// Reads the uplink's Wi-Fi state for reports; keeps one nl80211 socket, reopened after a failure.
+final class WiFiReader {
+    let interface: String
+    let accessPoints: [GatewayConfig.WiFiAccessPoint]
+    private var socket: NL80211Socket?
+
+    init(interface: String, accessPoints: [GatewayConfig.WiFiAccessPoint]) {
+        self.interface = interface
+        self.accessPoints = accessPoints
+    }
+
+    func read() -> (info: WiFiLinkInfo?, error: String?) {
+        do {
+            let socket = try self.socket ?? NL80211Socket()
+            self.socket = socket
+            return (try socket.linkInfo(interface: interface, accessPoints: accessPoints), nil)
+        } catch {
+            socket = nil
+            return (nil, "\(error)")
+        }
+    }
+}

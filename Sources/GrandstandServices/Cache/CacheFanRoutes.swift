@@ -1,0 +1,52 @@
+import GrandstandCore
+import HTTPServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The fan listener's `/items/ID/PATH`: an item's stored files. HLS playlists are rewritten as
+/// they are served: references to stored files become `/items/ID/…`, the rest absolute origin
+/// URLs, so a partially cached item plays its first part from the box and the rest from the origin.
+public struct CacheFanRoutes: Sendable {
+    public let cache: ContentCache
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let rest = request.path.dropFirst("/items/".count)
+        guard let slash = rest.firstIndex(of: "/") else { return .text(404, "not found") }
+        let id = String(rest[..<slash]), path = String(rest[rest.index(after: slash)...])
+        guard !id.isEmpty, !path.isEmpty, !path.split(separator: "/").contains(".."),
+              let (item, file, localPath) = cache.file(id, path: path) else { return .text(404, "not cached") }
+        guard let bytes = Self.readFile(localPath), bytes.count == file.size else { return .text(503, "stored file unreadable") }
+        let type = file.contentType ?? MediaType.forPath(path)
+        if path.hasSuffix(".m3u8"), let master = item.originURL, let playlist = VODPlaylist(String(decoding: bytes, as: UTF8.self)) {
+            let playlistURL = OriginURL.resolve(path, against: master)
+            let text = playlist.rewritten { uri in
+                let absolute = OriginURL.resolve(uri, against: playlistURL)
+                let local = OriginURL.localPath(absolute, root: master)
+                return item.file(local) != nil ? "/items/\(id)/\(local)" : absolute
+            }
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/vnd.apple.mpegurl"), ("Cache-Control", "no-cache")],
+                                body: Array(text.utf8))
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", type), ("Cache-Control", "public, max-age=86400"),
+                                                   ("ETag", "\"\(file.sha256.prefix(32))\"")], body: bytes)
+    }
+
+    static func readFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count < 0 { return nil }
+            if count == 0 { return out }
+            out += chunk[0..<count]
+        }
+    }
+
+    public init(cache: ContentCache) {
+        self.cache = cache
+    }
+}

@@ -1,0 +1,60 @@
+import GrandstandCore
+import GrandstandRuntime
+import HTTPServer
+import GrandstandOperations
+import GrandstandServing
+
+/// The operator features beside live HLS — catalog search, recordings, timelines with inserts —
+/// behind one value, so the daemon and the route tables hook them in with one line each.
+/// Fan paths: `/catalog…`, `/records/…`, `/timelines/…`; management: `/api/v1/catalog…`,
+/// `/api/v1/records…`, `/api/v1/timelines…`, `/api/v1/inserts…`.
+public final class OperatorServices: LiveInserts {
+    let catalogFeed: CatalogFeed
+    let catalog: CatalogRoutes
+    let recorder: Recorder
+    let records: RecordRoutes
+    let timelines: TimelineService
+    let timelineRoutes: TimelineRoutes
+
+    public init(config: GatewayConfig, gateway: Gateway, events: EventLog, clock: any Clock = SystemClock()) {
+        catalogFeed = CatalogFeed(settings: config.catalog, events: events, clock: clock)
+        catalog = CatalogRoutes(feed: catalogFeed, gateway: gateway)
+        recorder = Recorder(store: RecordStore(stateDirectory: config.stateDirectory), gateway: gateway, events: events, clock: clock)
+        records = RecordRoutes(recorder: recorder)
+        timelines = TimelineService(stateDirectory: config.stateDirectory)
+        timelineRoutes = TimelineRoutes(service: timelines)
+        gateway.files.completed = catalogFeed.fileChannelHook(feedFile: config.catalog.feedFile)
+    }
+
+    /// The content cache timelines take their clips from (opened after these services).
+    public func attach(cache: ContentCache?) { timelines.cache = cache }
+
+    /// Channel `id`'s live playlist with its scheduled inserts; nil when it has none (the caller
+    /// answers as usual). `render` is the channel's own non-blocking answer.
+    public func liveWithInserts(_ id: String, render: () -> HTTPResponse?) -> HTTPResponse? {
+        timelineRoutes.live(id, render: render)
+    }
+
+    public func start() throws(RuntimeError) {
+        try catalogFeed.start()
+        try recorder.start()
+    }
+
+    public func stop() {
+        catalogFeed.stop()
+        recorder.stop()
+    }
+
+    /// The fan listener's routes of these features (reads only), `/items/ID/…` with a cache.
+    public func fanRoutes(cache: CacheFanRoutes?) -> [HTTPRoute] {
+        [
+            HTTPRoute("GET", "/catalog") { [catalog] in catalog.handle($0, rest: "") },
+            HTTPRoute("GET", "/catalog/batch") { [catalog] in catalog.handle($0, rest: "/batch") },
+            HTTPRoute("GET", "/catalog/live") { [catalog] in catalog.handle($0, rest: "/live") },
+            HTTPRoute("GET", "/records/{file}") { [records] in records.fan($0) },
+            HTTPRoute("GET", "/timelines/{file}") { [timelineRoutes] in timelineRoutes.fan($0) },
+        ] + (cache.map { cache in [HTTPRoute("GET", "/items/{id}/*") { cache.handle($0) }] } ?? [])
+    }
+
+    public var managementRoutes: [HTTPRoute] { catalog.managementRoutes + records.managementRoutes + timelineRoutes.managementRoutes }
+}

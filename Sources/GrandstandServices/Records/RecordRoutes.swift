@@ -1,0 +1,126 @@
+import GrandstandCore
+import HTTPServer
+#if canImport(Glibc)
+import Glibc
+#endif
+import GrandstandOperations
+
+/// Recording requests. Management: `GET/POST/DELETE /api/v1/records` (start: `{"name","channel"}`,
+/// delete: `?name=`), `POST /api/v1/records/stop` (`{"name"}`). Fan: `/records/NAME.ts`
+/// (download, byte ranges) and `/records/NAME.m3u8` (VOD) once the recording has ended.
+struct RecordRoutes: Sendable {
+    let recorder: Recorder
+
+    var managementRoutes: [HTTPRoute] {
+        [
+            HTTPRoute("GET", "/api/v1/records") { _ in
+                .json(recorder.listJSON.encoded + "\n")
+            },
+            HTTPRoute("POST", "/api/v1/records") { request in
+                guard let body = try? JSONParser.parse(request.body), case .string(let name)? = body["name"],
+                      case .string(let channel)? = body["channel"] else {
+                    return .text(400, "expected {\"name\":\"NAME\",\"channel\":\"CHANNEL_ID\"}")
+                }
+                return answer(201) { () throws(RecordError) in try recorder.startRecording(name: name, channel: channel) }
+            },
+            HTTPRoute("POST", "/api/v1/records/stop") { request in
+                guard let body = try? JSONParser.parse(request.body), case .string(let name)? = body["name"] else {
+                    return .text(400, "expected {\"name\":\"NAME\"}")
+                }
+                return answer(200) { () throws(RecordError) in try recorder.stopRecording(name) }
+            },
+            HTTPRoute("DELETE", "/api/v1/records") { request in
+                guard let name = request.query["name"] else { return .text(400, "DELETE /api/v1/records?name=NAME") }
+                do throws(RecordError) {
+                    try recorder.delete(name)
+                    return HTTPResponse(status: 204, headers: [], body: [])
+                } catch {
+                    return Self.errorResponse(error)
+                }
+            },
+        ]
+    }
+
+    private func answer(_ status: Int, _ body: () throws(RecordError) -> Recorder.Record) -> HTTPResponse {
+        do throws(RecordError) {
+            let record = try body()
+            return .json(Recorder.json(record).encoded + "\n", status: status)
+        } catch {
+            return Self.errorResponse(error)
+        }
+    }
+
+    static func errorResponse(_ error: RecordError) -> HTTPResponse {
+        let status: Int
+        switch error.errno {
+        case EINVAL: status = 400
+        case ENOENT: status = 404
+        case EEXIST, EBUSY: status = 409
+        default: status = 500
+        }
+        return .json(JSONValue.object([("error", .string(error.description))]).encoded + "\n", status: status)
+    }
+
+    /// `/records/NAME.ts` or `/records/NAME.m3u8` (`{file}`).
+    func fan(_ request: HTTPRequest) -> HTTPResponse {
+        let file = request.parameters["file"] ?? ""
+        let name: String, playlist: Bool
+        if file.hasSuffix(".ts") { name = String(file.dropLast(3)); playlist = false }
+        else if file.hasSuffix(".m3u8") { name = String(file.dropLast(5)); playlist = true }
+        else { return .text(404, "not found") }
+        guard RecordName.problem(name) == nil, let record = recorder.record(name) else { return .text(404, "no such recording") }
+        guard record.state != .recording else { return .text(409, "recording \(name) is still running") }
+        let store = recorder.store
+        if playlist {
+            guard let text = try? AtomicFile.read(store.playlistPath(name), limit: 16 << 20) else { return .text(404, "no playlist") }
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/vnd.apple.mpegurl"), ("Cache-Control", "public, max-age=60")],
+                                body: text)
+        }
+        return FileAnswer.serve(path: store.tsPath(name), contentType: "video/mp2t", request: request,
+                                download: "\(name).ts")
+    }
+}
+
+/// A file from disk with its own ETag (size and mtime) and byte ranges read with pread, so a
+/// range request does not load the whole recording.
+enum FileAnswer {
+    static let wholeFileLimit = 512 << 20
+
+    static func serve(path: String, contentType: String, request: HTTPRequest, download: String? = nil) -> HTTPResponse {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .text(404, "not found") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .text(500, "stat \(path): errno \(errno)") }
+        let length = Int(info.st_size)
+        let tag = "\"\(String(length, radix: 16))-\(String(Int(info.st_mtim.tv_sec), radix: 16))\""
+        var headers: [(name: String, value: String)] = [("Content-Type", contentType), ("ETag", tag), ("Cache-Control", "public, max-age=60")]
+        if let download { headers.append(("Content-Disposition", "attachment; filename=\"\(download)\"")) }
+        if request.method == "GET", let range = request.header("Range") {
+            let selection = ByteRangeSelection.select(range: range, length: length, ifRange: request.header("If-Range"), entityTag: tag)
+            if case .partial(let first, let last) = selection {
+                guard let bytes = read(fd, offset: first, count: last - first + 1) else { return .text(500, "read \(path): errno \(errno)") }
+                headers += [("Content-Range", selection.contentRange(length: length) ?? ""), ("Accept-Ranges", "bytes")]
+                return HTTPResponse(status: 206, headers: headers, body: bytes)
+            }
+            if case .unsatisfiable = selection {
+                return HTTPResponse(status: 416, headers: [("Content-Range", selection.contentRange(length: length) ?? "")], body: [])
+            }
+        }
+        guard length <= wholeFileLimit else { return .text(413, "\(length) bytes: ask for byte ranges (Range: bytes=0-…)") }
+        guard let bytes = read(fd, offset: 0, count: length) else { return .text(500, "read \(path): errno \(errno)") }
+        return HTTPResponse(status: 200, headers: headers, body: bytes)
+    }
+
+    private static func read(_ fd: Int32, offset: Int, count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { return got == 0 ? Array(bytes[..<done]) : nil }
+            done += got
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,186 @@
+import GrandstandCore
+import GrandstandRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
+import GrandstandOperations
+
+/// The gateway's timelines and inserts (docs/inserts.md): the schedule, persisted in
+/// `stateDirectory/timelines.json` on every change (crash-safe replace), the play-once memory of
+/// fan sessions (bounded, in memory) and the live breaks' anchors (in memory: a restarted
+/// channel starts a new numbering anyway).
+final class TimelineService: @unchecked Sendable {
+    // @unchecked: every var only under `lock`.
+    private let lock = Lock()
+    private var schedule = Schedule()
+    private var sessions: SessionSeen
+    private var anchors: [String: [String: LiveSplice.Anchor]] = [:]
+    private var resolverStorage: ClipResolver?
+    let path: String
+    /// What loading the stored schedule left out (shown by `GET /api/v1/timelines`).
+    private(set) var loadIssues: [JSONIssue] = []
+
+    /// A refused request: the HTTP status and the problems with their JSON paths.
+    struct Refusal: Error {
+        var status: Int
+        var issues: [JSONIssue]
+
+        init(_ status: Int, _ issues: [JSONIssue]) {
+            self.status = status
+            self.issues = issues
+        }
+
+        init(_ error: ScheduleError) {
+            switch error {
+            case .duplicate: self.init(409, [JSONIssue(path: "$.id", reason: error.description)])
+            case .unknownTimeline: self.init(404, [JSONIssue(path: "$.timeline", reason: error.description)])
+            case .unknownInsert: self.init(404, [JSONIssue(path: "$.id", reason: error.description)])
+            case .invalid(let issue): self.init(400, [issue])
+            }
+        }
+    }
+
+    init(stateDirectory: String, sessions: SessionSeen = SessionSeen()) {
+        path = stateDirectory + "/timelines.json"
+        self.sessions = sessions
+        do {
+            if let bytes = try AtomicFile.read(path, limit: 64 << 20) {
+                let document = try JSONParser.parse(bytes)
+                (schedule, loadIssues) = ScheduleJSON.decode(document)
+            }
+        } catch {
+            loadIssues = [JSONIssue(path: .root, reason: "\(path): \(error)")]
+        }
+    }
+
+    /// Clips come from the content cache; without one, scheduling is refused (503).
+    var cache: ContentCache? {
+        get { lock.withLock { resolverStorage?.cache } }
+        set { lock.withLock { resolverStorage = newValue.map(ClipResolver.init) } }
+    }
+
+    var current: Schedule { lock.withLock { schedule } }
+
+    // MARK: Changes
+
+    func createTimeline(_ body: JSONValue) throws(Refusal) -> TimelineRecord {
+        let request: ScheduleJSON.TimelineRequest
+        switch ScheduleJSON.timelineRequest(body) {
+        case .success(let value): request = value
+        case .failure(let problem): throw Refusal(400, problem.issues)
+        }
+        let resolver = try resolver()
+        var clips: [ScheduledClip] = [], issues: [JSONIssue] = []
+        for (index, source) in request.clips.enumerated() {
+            switch resolver.resolve(source, at: JSONPath.root.appending("clips").appending(index: index)) {
+            case .success(let segments): clips.append(ScheduledClip(source: source, segments: segments))
+            case .failure(let problem): issues += problem.issues
+            }
+        }
+        guard issues.isEmpty else { throw Refusal(400, issues) }
+        let record = TimelineRecord(id: request.id, clips: clips)
+        try change { (schedule: inout Schedule) throws(ScheduleError) in try schedule.add(record) }
+        return record
+    }
+
+    func deleteTimeline(_ id: String) throws(Refusal) {
+        try change { (schedule: inout Schedule) throws(ScheduleError) in try schedule.removeTimeline(id) }
+        lock.withLock { sessions.forget { $0.hasPrefix(id + "\n") } }
+    }
+
+    func addInsert(_ body: JSONValue) throws(Refusal) -> InsertRecord {
+        let request: ScheduleJSON.InsertRequest
+        switch ScheduleJSON.insertRequest(body) {
+        case .success(let value): request = value
+        case .failure(let problem): throw Refusal(400, problem.issues)
+        }
+        let segments: [VODSegment]
+        switch try resolver().resolve(request.clip, at: JSONPath.root.appending("clip")) {
+        case .success(let value): segments = value
+        case .failure(let problem): throw Refusal(400, problem.issues)
+        }
+        let record = InsertRecord(id: request.id, target: request.target, position: request.position, playOnce: request.playOnce,
+                                  clip: ScheduledClip(source: request.clip, segments: segments))
+        try change { (schedule: inout Schedule) throws(ScheduleError) in try schedule.add(record) }
+        return record
+    }
+
+    func deleteInsert(_ id: String) throws(Refusal) {
+        try change { (schedule: inout Schedule) throws(ScheduleError) in try schedule.removeInsert(id) }
+    }
+
+    private func resolver() throws(Refusal) -> ClipResolver {
+        guard let resolver = lock.withLock({ resolverStorage }) else {
+            throw Refusal(503, [JSONIssue(path: .root, reason: "no content cache configured: clips come from cached items")])
+        }
+        return resolver
+    }
+
+    /// Applies `body` to a copy, persists it, then makes it current (a failed write changes nothing).
+    private func change(_ body: (inout Schedule) throws(ScheduleError) -> Void) throws(Refusal) {
+        let failure = lock.withLock { () -> Refusal? in
+            var next = schedule
+            do throws(ScheduleError) { try body(&next) } catch { return Refusal(error) }
+            let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+            if !directory.isEmpty, mkdir(directory, 0o755) != 0, errno != EEXIST {
+                return Refusal(500, [JSONIssue(path: .root, reason: "saving the schedule: mkdir \(directory): \(String(cString: strerror(errno)))")])
+            }
+            do {
+                try AtomicFile.write(Array(ScheduleJSON.encode(next).utf8), to: path, mode: 0o644)
+            } catch {
+                return Refusal(500, [JSONIssue(path: .root, reason: "saving the schedule: \(error)")])
+            }
+            schedule = next
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    // MARK: Playlists
+
+    /// Timeline `id`'s playlist for `session` (nil: no session memory, every insert shown),
+    /// remembering the play-once inserts it showed. Nil for an unknown timeline.
+    func playlist(_ id: String, session: String?, now: Int64) -> String? {
+        lock.withLock {
+            guard let timeline = schedule.timeline(id) else { return nil }
+            let key = session.map { id + "\n" + $0 }
+            let seen = key.map { sessions.seen($0, now: now) } ?? []
+            let (text, shown) = timeline.playlist(seen: seen)
+            if let key, !shown.isEmpty { sessions.add(shown, to: key, now: now) }
+            return text
+        }
+    }
+
+    var sessionCount: Int { lock.withLock { sessions.count } }
+
+    /// Channel `id`'s live inserts: none, some spliced already (an anchor is known), or one due
+    /// (its wall-clock time has come: the next splice may anchor it) — else pending.
+    enum LiveState { case none, pending, due, spliced }
+
+    func liveState(_ id: String, nowNanoseconds: Int64) -> LiveState {
+        lock.withLock {
+            let inserts = schedule.inserts(for: .channel(id))
+            guard !inserts.isEmpty else { return .none }
+            if !(anchors[id] ?? [:]).isEmpty { return .spliced }
+            let now = Double(nowNanoseconds) / 1e9
+            return inserts.contains { if case .wallClock(let at) = $0.position { return at <= now } else { return false } } ? .due : .pending
+        }
+    }
+
+    /// Channel `id`'s live playlist text with its wall-clock breaks spliced in (LiveSplice).
+    func spliceLive(_ id: String, _ text: String) -> String {
+        lock.withLock {
+            let timeline = Timeline(main: [], inserts: schedule.inserts(for: .channel(id)).map(\.insert))
+            var breaks: [LiveSplice.Break] = []
+            for insert in timeline.inserts {
+                guard case .wallClock(let at) = insert.position else { continue }
+                breaks.append(LiveSplice.Break(id: insert.id, unixSeconds: at, segments: timeline.breakSegments(anchoredAt: insert.id)))
+            }
+            var known = anchors[id] ?? [:]
+            let out = LiveSplice.splice(text, breaks: breaks, anchors: &known)
+            // Anchors of inserts since deleted are dropped.
+            anchors[id] = known.filter { entry in breaks.contains { $0.id == entry.key } }
+            return out
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import GrandstandCore
+import GrandstandRuntime
+import HTTPServer
+import GrandstandOperations
+
+/// The fan listener's routes: the fan page, the channel list, playlists (live with blocking
+/// reload, rewind), segments and parts, thumbnails, data-channel messages (JSON and Server-Sent
+/// Events) and /health. No management route is served here; paths are matched by the router,
+/// never mapped to files. Every answer, now or deferred, passes through `FanResponse.finish`
+/// (CORS, ETag, 304, ranges); docs/serving.md lists each route's headers.
+public struct FanRoutes: Sendable {
+    public let status: StatusReport
+    public let gateway: Gateway
+    /// Routes the operator features and the content cache add (catalog, recordings, timelines,
+    /// `/items/ID/…`: GrandstandServices), after the live ones.
+    public var more: [HTTPRoute] = []
+    /// Scheduled inserts spliced into `live.m3u8` (GrandstandServices' timelines); nil in bare tests.
+    public var inserts: (any LiveInserts)? = nil
+
+    /// The listener's settings from `listeners.fanLimits` (`threads` has no effect: one loop).
+    public static func serverConfiguration(_ address: ListenAddress, _ limits: GatewayConfig.FanLimits) -> HTTPListenerConfiguration {
+        var configuration = HTTPListenerConfiguration(host: address.host, port: address.port)
+        configuration.threadName = "http-fan"
+        configuration.connectionLimit = UInt32(limits.connections)
+        configuration.perClientLimit = UInt32(limits.perClient)
+        configuration.idleTimeoutSeconds = UInt32(limits.idleTimeoutSeconds)
+        configuration.headerTimeoutSeconds = UInt32(limits.headerTimeoutSeconds)
+        configuration.connectionMemoryLimit = limits.headerBytes
+        configuration.maxBodyBytes = 0
+        return configuration
+    }
+
+    /// Every fan route; the operator features and the cache add theirs. Reads only: another
+    /// method is 405 on every path (`HTTPRouter`'s `acceptedMethods`).
+    public var table: [HTTPRoute] {
+        var routes = [
+            HTTPRoute("GET", "/health") { _ in Self.noCache(.json(status.json().encoded + "\n"), "no-store") },
+            HTTPRoute("GET", "/") { _ in Self.page },
+            HTTPRoute("GET", "/index.html") { _ in Self.page },
+            HTTPRoute("GET", "/channels.json") { _ in Self.noCache(.json(ChannelCatalog.json(gateway).encoded + "\n")) },
+            HTTPRoute("GET", "/files/{id}/*") { FileRoutes.fan($0, gateway: gateway) },
+            HTTPRoute("GET", "/channels/{id}/messages.json") { request in
+                guard let messages = gateway.dataMessages(request.parameters["id"] ?? "") else { return .text(404, "no such data channel") }
+                return Self.noCache(.json(ChannelCatalog.messagesJSON(messages).encoded + "\n"))
+            },
+            HTTPRoute("GET", "/channels/{id}/events") { FanEvents.open($0, channel: $0.parameters["id"] ?? "", gateway: gateway) },
+            HTTPRoute(["GET"], "/channels/{id}/live.m3u8", deferring: { live($0, $1) }),
+            HTTPRoute(["GET"], "/channels/{id}/rewind.m3u8", deferring: { request, _ in
+                video(request) { channel, _ in
+                    guard let position = RewindPosition.parse(query: Self.query(request, keys: ["offset", "at"])[...]) else {
+                        return .text(400, "rewind.m3u8 needs offset=SECONDS (e.g. -20) or at=UNIX_MILLISECONDS")
+                    }
+                    return channel.rewindPlaylist(position)
+                }
+            }),
+            HTTPRoute(["GET"], "/channels/{id}/thumbnail.jpg", deferring: { request, _ in
+                video(request) { channel, _ in
+                    guard let jpeg = channel.thumbnailJPEG else { return .text(404, "no thumbnail yet") }
+                    // Refreshed every few seconds: a short life, then revalidation by ETag.
+                    return HTTPResponse(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "public, max-age=2")], body: jpeg)
+                }
+            }),
+            HTTPRoute(["GET"], "/channels/{id}/{segment}", deferring: { request, responder in
+                video(request) { channel, now in
+                    let name = request.parameters["segment"] ?? ""
+                    guard name.hasSuffix(".ts") else { return .text(404, "not found") }
+                    return channel.resource(name, responder: responder, now: now)
+                }
+            }),
+        ]
+        return routes + more
+    }
+
+    /// The listener's handler: the router (built once here) behind `FanResponse.finish`, which
+    /// every answer passes, now or deferred, the router's own 404/405/OPTIONS included.
+    public func handler() -> HTTPDeferringHandler {
+        let router = HTTPRouter(table, acceptedMethods: ["GET"])
+        return { request, responder in
+            let finishing = responder.adapting { FanResponse.finish($0, for: request) }
+            return router.handle(request, finishing).map { FanResponse.finish($0, for: request) }
+        }
+    }
+
+    private static let page = HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache")],
+                                           body: Array(FanPage.html.utf8))
+
+    /// `body`'s answer for the request's video channel (`{id}`), 404 for any other id.
+    private func video(_ request: HTTPRequest, _ body: (VideoChannel, Int64) -> HTTPResponse?) -> HTTPResponse? {
+        guard let channel = gateway.videoChannel(request.parameters["id"] ?? "") else { return .text(404, "no such channel") }
+        return body(channel, SystemClock().wallNanoseconds())
+    }
+
+    /// `live.m3u8`, with scheduled inserts spliced in, or an LL-HLS blocking reload (deferred).
+    private func live(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
+        video(request) { channel, now in
+            let id = request.parameters["id"] ?? ""
+            if let spliced = inserts?.liveWithInserts(id, render: { channel.livePlaylist(ReloadRequest(), responder: responder, now: now) }) { return spliced }
+            switch ReloadRequest.parse(query: Self.query(request, keys: ["_HLS_msn", "_HLS_part", "_HLS_skip"])[...]) {
+            case .failure(.badValue(let key)): return .text(400, "bad \(key)")
+            case .success(let reload):
+                guard reload.msn != nil else { return channel.livePlaylist(reload, responder: responder, now: now) }
+                // A blocking reload's URL names one playlist state: caches may keep the answer
+                // (Apple's LL-HLS guidance: six target durations).
+                let maxAge = 6 * gateway.settings.segmenter.targetDurationSeconds
+                let cacheable: @Sendable (HTTPResponse) -> HTTPResponse = { response in
+                    guard response.status == 200 else { return response }
+                    var response = response
+                    response.headers.removeAll { $0.name == "Cache-Control" }
+                    response.headers.append(("Cache-Control", "public, max-age=\(maxAge)"))
+                    return response
+                }
+                return channel.livePlaylist(reload, responder: responder.adapting(cacheable), now: now).map(cacheable)
+            }
+        }
+    }
+
+    /// `response` with a Cache-Control for content that changes at any time.
+    static func noCache(_ response: HTTPResponse, _ value: String = "no-cache") -> HTTPResponse {
+        var response = response
+        response.headers.append(("Cache-Control", value))
+        return response
+    }
+
+    /// Rebuilds `k=v&…` from the parsed arguments the core parsers understand.
+    static func query(_ request: HTTPRequest, keys: [String]) -> String {
+        keys.compactMap { key in request.query[key].map { "\(key)=\($0)" } }.joined(separator: "&")
+    }
+
+    public init(status: StatusReport, gateway: Gateway, more: [HTTPRoute] = [], inserts: (any LiveInserts)? = nil) {
+        self.status = status
+        self.gateway = gateway
+        self.more = more
+        self.inserts = inserts
+    }
+}
+
+/// `/channels.json` and the management channel list.
+public enum ChannelCatalog {
+    public static func json(_ gateway: Gateway) -> JSONValue {
+        .array(gateway.channels.map { channel in
+            var members: [(String, JSONValue)] = [
+                ("id", .string(channel.id)), ("name", .string(channel.name)), ("kind", .string(channel.kind.name)),
+            ]
+            let base = "/channels/\(channel.id)/"
+            if channel.kind == .video, let video = gateway.videoChannel(channel.id) {
+                let summary = video.summary
+                members += [
+                    ("live", .bool(summary.live)),
+                    ("playlist", .string(base + "live.m3u8")),
+                    ("rewind", .string(base + "rewind.m3u8?offset=-20")),
+                    ("thumbnail", summary.hasThumbnail ? .string(base + "thumbnail.jpg") : .null),
+                    ("bandwidth", .number(Double(summary.bitsPerSecond))),
+                ]
+            } else if channel.kind == .file {
+                members += [("files", .string("/files/\(channel.id)/")), ("events", .string(base + "events"))]
+            } else if channel.kind == .data {
+                members.append(("messages", .string(base + "messages.json")))
+                members.append(("events", .string(base + "events")))
+            }
+            return .object(members)
+        })
+    }
+
+    static func messagesJSON(_ messages: [Gateway.DataMessage]) -> JSONValue {
+        .array(messages.map(messageJSON))
+    }
+
+    /// One data message: its sequence (the SSE `id`), capture time, text when UTF-8, and bytes.
+    static func messageJSON(_ message: Gateway.DataMessage) -> JSONValue {
+        .object([
+            ("sequence", .number(Double(message.sequence))),
+            ("timeMilliseconds", .number(Double(message.timestampNanoseconds / 1_000_000))),
+            ("text", String(validating: message.payload, as: UTF8.self).map(JSONValue.string) ?? .null),
+            ("base64", .string(TextEncoding.base64(message.payload[...]))),
+        ])
+    }
+}
+
+/// Splices a channel's scheduled inserts into its live playlist (timelines, docs/timelines.md).
+public protocol LiveInserts: Sendable {
+    /// Channel `id`'s live playlist with its inserts; nil when it has none (the caller answers as
+    /// usual). `render` is the channel's own non-blocking answer.
+    func liveWithInserts(_ id: String, render: () -> HTTPResponse?) -> HTTPResponse?
+}

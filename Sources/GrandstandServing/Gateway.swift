@@ -1,0 +1,225 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import GrandstandCore
+import GrandstandRuntime
+import HTTPServer
+import GrandstandIngest
+
+/// What the gateway serves, fed by the ingest sink on the capture thread: one `VideoChannel` per
+/// video channel (created when the channel is added, finished on removal and dropped after its
+/// window), a small ring of recent messages per data channel, and the channel list. A serving
+/// thread expires held requests and refreshes thumbnails off the capture thread.
+public final class Gateway: @unchecked Sendable {
+    // @unchecked: `channels`, `video`, `data` are only touched under `lock`; each VideoChannel
+    // has its own lock.
+    struct DataMessage: Sendable {
+        /// 1, 2, … per data channel since the daemon started (the SSE event id).
+        var sequence: Int
+        var timestampNanoseconds: Int64
+        var payload: [UInt8]
+    }
+
+    public struct Settings {
+        var segmenter = SegmenterConfiguration()
+        var window = WindowConfiguration()
+        /// How long a removed channel's playlists stay (its window), seconds.
+        var keepRemovedNanoseconds: Int64 = 30_000_000_000
+        var dataRingSize = 32
+        var thumbnailIntervalNanoseconds: Int64 = 3_000_000_000
+        /// Decode each video channel for its health counters (`hls.videoHealth`).
+        var videoHealth = true
+        /// TS bytes queued per channel for the health check before input is skipped (0.8 s of
+        /// a 5 Mbit/s channel; bounds what a decoder falling behind costs in memory).
+        var healthQueueBytes = 512 << 10
+        /// Segments in memory files answered with sendfile (docs/serving.md); false: arrays.
+        public var memoryFileSegments = true
+
+        public init() {}
+
+        /// From the configuration's `hls` section.
+        public init(hls: GatewayConfig.HLS) {
+            segmenter = hls.segmenter
+            window = hls.window
+            keepRemovedNanoseconds = Int64(hls.rewindWindowSeconds * 1e9)
+            videoHealth = hls.videoHealth
+        }
+    }
+
+    let settings: Settings
+    private let lock = Lock()
+    private var channelList: [Channel] = []
+    private var video: [String: VideoChannel] = [:]
+    private var data: [String: [DataMessage]] = [:]
+    /// Summed health counters of video channels already dropped, so totals never go backwards.
+    private var retiredHealthTotals: [String: Int64] = [:]
+    private var thread: ServiceThread?
+    private let clock: any Clock
+    private let thumbnails = Thumbnailer()
+    /// Server-Sent Events subscribers of the data channels (FanEvents.swift).
+    let dataEvents = DataEventHub()
+    /// File channels (FLUTE): receivers, the received-file sink, distribution tables (Files/).
+    public let files = FileChannels()
+
+    public init(settings: Settings = Settings(), clock: any Clock = SystemClock()) {
+        self.settings = settings
+        self.clock = clock
+        Self.boundMallocRetention()
+    }
+
+    /// glibc malloc policy for a process that keeps ~20 MB of segments per channel and frees
+    /// one every couple of seconds (docs/performance.md, HLS memory): a fixed mmap threshold, so
+    /// segment buffers are mapped and unmapped (returned to the kernel when evicted) instead of
+    /// raising the dynamic threshold and fragmenting the heap; and at most two arenas, so the
+    /// capture, HTTP and health threads do not each keep their own free memory. Process-wide,
+    /// set once before the threads start; `trimMalloc` returns freed heap pages periodically.
+    static func boundMallocRetention() {
+        #if canImport(Glibc)
+        _ = glibcMallopt(-3, 256 << 10)   // M_MMAP_THRESHOLD
+        _ = glibcMallopt(-8, 2)           // M_ARENA_MAX
+        #endif
+    }
+
+    // MARK: Ingest sink (capture thread)
+
+    public func handle(_ actions: [IngestAction]) {
+        for action in actions {
+            switch action {
+            case .channelsChanged(let changes):
+                apply(changes)
+            case .transportStream(let id, let packets, let time):
+                videoChannel(id)?.ingest(packets, timestampNanoseconds: time)
+            case .gap(let id, let lost, let time):
+                videoChannel(id)?.gap(lostPackets: lost, timestampNanoseconds: time)
+            case .dataMessage(let id, let payload, let time):
+                lock.withLock {
+                    guard let ring = data[id] else { return }
+                    let message = DataMessage(sequence: (ring.last?.sequence ?? 0) + 1, timestampNanoseconds: time, payload: Array(payload))
+                    data[id]?.append(message)
+                    if ring.count + 1 > settings.dataRingSize { data[id]?.removeFirst(ring.count + 1 - settings.dataRingSize) }
+                    // Under the lock, like `withDataMessages`: a new subscriber misses and repeats nothing.
+                    dataEvents.publish(id, message)
+                }
+            case .fileDatagram(let id, let payload, let time):
+                // Arrivals are published like data messages: messages.json and the SSE stream.
+                handle(files.receive(id, payload, at: time).map { .dataMessage(channelID: id, payload: $0[...], timestampNanoseconds: time) })
+            }
+        }
+    }
+
+    private func apply(_ changes: [ChannelChange]) {
+        files.apply(changes)
+        let now = clock.wallNanoseconds()
+        var finished: [VideoChannel] = [], replaced: [VideoChannel] = []
+        lock.withLock {
+            for change in changes {
+                let channel = change.channel
+                switch change {
+                case .added, .updated:
+                    channelList.removeAll { $0.id == channel.id }
+                    channelList.append(channel)
+                    switch channel.kind {
+                    case .video:
+                        if video[channel.id]?.removedAtNanoseconds != nil || video[channel.id] == nil {
+                            if let old = video[channel.id] { finished.append(old); replaced.append(old) }
+                            video[channel.id] = VideoChannel(id: channel.id, segmenter: settings.segmenter, window: settings.window,
+                                                             storage: settings.memoryFileSegments ? MemoryFileSegmentBuffer.factory : ArraySegmentBuffer.factory,
+                                                             healthQueueBytes: settings.videoHealth ? settings.healthQueueBytes : nil)
+                        }
+                    case .data, .file:
+                        if data[channel.id] == nil { data[channel.id] = [] }
+                    default:
+                        break
+                    }
+                case .removed:
+                    channelList.removeAll { $0.id == channel.id }
+                    if let old = video[channel.id] { finished.append(old) }
+                }
+            }
+        }
+        for channel in finished { channel.finish(at: now) }
+        for channel in replaced { channel.stopHealth() }
+        retireHealthCounters(of: replaced)
+    }
+
+    public func videoChannel(_ id: String) -> VideoChannel? { lock.withLock { video[id] } }
+
+    /// The listed channels, plus removed video channels still inside their window.
+    public var channels: [Channel] { lock.withLock { channelList } }
+
+    func dataMessages(_ id: String) -> [DataMessage]? { lock.withLock { data[id] } }
+
+    /// Runs `body` on a data channel's ring under the gateway's lock (nil: no such channel), so
+    /// an SSE subscription taken there is atomic with respect to new messages.
+    func withDataMessages<T>(_ id: String, _ body: ([DataMessage]) -> T) -> T? { lock.withLock { data[id].map(body) } }
+
+    var videoChannels: [VideoChannel] { lock.withLock { video.values.sorted { $0.id < $1.id } } }
+
+    // MARK: Serving thread
+
+    /// Starts the serving thread (`serving`): expiry of held requests, thumbnails, retired channels.
+    public func start() throws(RuntimeError) {
+        thread = try ServiceThread(name: "serving") { [self] stop in run(stop) }
+    }
+
+    /// Stops the serving thread and answers every held request (before the listeners stop).
+    public func stop() {
+        thread?.stop()
+        thread = nil
+        for channel in videoChannels {
+            channel.releaseAll()
+            channel.stopHealth()
+        }
+    }
+
+    private func run(_ stop: StopSignal) {
+        var nextThumbnails: Int64 = 0
+        while !stop.isRaised {
+            let now = clock.wallNanoseconds()
+            for channel in videoChannels { channel.expire(now: now) }
+            if now >= nextThumbnails {
+                for channel in videoChannels { thumbnails.refresh(channel) }
+                dropExpired(now: now)
+                #if canImport(Glibc)
+                _ = glibcMallocTrim(0)   // freed segments, parts and responses back to the kernel
+                #endif
+                nextThumbnails = clock.wallNanoseconds() + settings.thumbnailIntervalNanoseconds
+            }
+            if clock.wait(nanoseconds: 50_000_000, or: stop) { break }
+        }
+    }
+
+    /// Drops removed video channels whose window has passed (their health counters go to the totals).
+    func dropExpired(now: Int64) {
+        let dropped = lock.withLock { () -> [VideoChannel] in
+            let old = video.values.filter { ($0.removedAtNanoseconds ?? Int64.max) <= now - settings.keepRemovedNanoseconds }
+            for channel in old { video[channel.id] = nil }
+            return old
+        }
+        for channel in dropped {
+            channel.releaseAll()
+            channel.stopHealth()
+        }
+        retireHealthCounters(of: dropped)
+    }
+
+    private func retireHealthCounters(of channels: [VideoChannel]) {
+        guard !channels.isEmpty else { return }
+        let counters = channels.flatMap { $0.summary.statistics.filter { Self.summedHealthKeys.contains($0.0) } }
+        lock.withLock { for (key, value) in counters { retiredHealthTotals[key, default: 0] += value } }
+    }
+
+    /// The health counters of dropped channels (added to the totals by `stats(merging:)`).
+    var retiredHealthCounters: [String: Int64] { lock.withLock { retiredHealthTotals } }
+}
+
+#if canImport(Glibc)
+/// glibc's `mallopt(3)` (malloc.h is not in Swift's Glibc module); parameters by number.
+@_silgen_name("mallopt")
+func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
+
+/// glibc's `malloc_trim(3)`: releases free heap
+/// memory of every arena to the kernel; returns 1 when some was released.
+@_silgen_name("malloc_trim")
+func glibcMallocTrim(_ pad: Int) -> Int32
+#endif
