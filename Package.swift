@@ -123,8 +123,11 @@ let package = Package(
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer"]),
         .testTarget(name: "MulticastTests", dependencies: ["Multicast", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "ContentCacheTests", dependencies: ["ContentStore", "GrandstandCore", "HTTPClient", "TestSupport"]),
-        .testTarget(name: "GrandstandTests", dependencies: ["grandstand", "GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest",
+        // The service libraries and the daemon, end to end on real sockets, processes and tools.
+        .testTarget(name: "GrandstandTests", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest",
                                                       "GrandstandServing", "GrandstandServices", "GrandstandStreamer", "GrandstandDaemon",
                                                       "Multicast", "HTTPClient", "HTTPServer", "TestSupport"]),
+        // The command line: the built `grandstand` binary run as a process (help, version, exit codes).
+        .testTarget(name: "GrandstandCommandTests", dependencies: ["TestSupport"]),
     ]
 )

@@ -62,11 +62,9 @@ public final class ServiceGroup: Sendable {
     /// Members whose body is still running.
     public var running: Int { state.withLock { $0.running.count } }
 
-    /// Raises the stop signal, then joins every member. Members must return once it is raised;
-    /// new starts are refused from here on.
-    public func stop() {
-        state.withLock { $0.stopping = true }
-        stopSignal.raise()
+    /// Waits until no member's body runs and joins them all (tests: a member files itself as
+    /// finished just after its body's last action, which a caller may already have seen).
+    public func waitUntilIdle() {
         while true {
             let generation = changed.generation
             reap()
@@ -74,5 +72,13 @@ public final class ServiceGroup: Sendable {
             _ = changed.wait(untilMonotonic: nil, changedFrom: generation)
         }
         reap()
+    }
+
+    /// Raises the stop signal, then joins every member. Members must return once it is raised;
+    /// new starts are refused from here on.
+    public func stop() {
+        state.withLock { $0.stopping = true }
+        stopSignal.raise()
+        waitUntilIdle()
     }
 }

@@ -33,7 +33,7 @@ public struct FanRoutes: Sendable {
     /// Every fan route; the operator features and the cache add theirs. Reads only: another
     /// method is 405 on every path (`HTTPRouter`'s `acceptedMethods`).
     public var table: [HTTPRoute] {
-        var routes = [
+        let routes = [
             HTTPRoute("GET", "/health") { _ in Self.noCache(.json(status.json().encoded + "\n"), "no-store") },
             HTTPRoute("GET", "/") { _ in Self.page },
             HTTPRoute("GET", "/index.html") { _ in Self.page },

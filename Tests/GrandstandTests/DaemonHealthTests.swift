@@ -4,7 +4,6 @@ import TestSupport
 import GrandstandCore
 import GrandstandRuntime
 import HTTPClient
-@testable import grandstand
 @testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations
@@ -95,13 +94,12 @@ import HTTPClient
         let address = try #require(daemon.status?.management)
         _ = try Self.runningStatus(daemon)
         let url = "http://\(address.host == "0.0.0.0" ? "127.0.0.1" : address.host):\(address.port)"
-        var management = try ManagementOptions.parse(["--url", url, "--token", "secret"])
-        let answer = try management.document("/api/v1/leds")
-        let document = try #require(answer)
-        let text = LedsCommand.describe(document)
+        let endpoint = try #require(HTTPEndpoint(url: url))
+        let document = try ManagementClient(endpoint: endpoint, token: "secret").document("/api/v1/leds")
+        let text = ManagementText.leds(document)
         #expect(text.contains("service down (wifi-down, no-channels), pattern blink-code-2"))
         #expect(text.contains("service   gpiochip97 line 0: not held"))
-        management.token = "wrong"
+        let management = ManagementClient(endpoint: endpoint, token: "wrong")
         let unauthorized = thrownError(ManagementClientError.self) { _ = try management.call("/api/v1/leds/test", method: "POST") }
         #expect(unauthorized?.exitCode == 77 && unauthorized?.description.contains("HTTP 401") == true)
         daemon.stop()

@@ -1,9 +1,7 @@
-import ArgumentParser
 import Foundation
 import Testing
 import TestSupport
 import GrandstandCore
-@testable import grandstand
 @testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations
@@ -52,16 +50,14 @@ struct DaemonTests {
         #expect(throws: (any Error).self) { try Daemon(config: config, board: nil).start() }
     }
 
-    @Test func loadRejectsBadConfigWithExitCode78() throws {
+    /// The command exits 78 on it (GrandstandCommandTests' runRejectsABadConfigWithExitCode78).
+    @Test func loadRejectsBadConfigWithItsPath() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("gs-bad-\(getpid()).json").path
         try Data(#"{"license":{"venueName":1}}"#.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        do {
-            _ = try RunCommand.load(configPath: path, events: EventLog())
-            Issue.record("bad config accepted")
-        } catch let exit as ExitCode {
-            #expect(exit.rawValue == 78)
-        }
+        let rejection = thrownError(ConfigFiles.Rejection.self) { _ = try ConfigFiles.gatewayAndBoard(path) }
+        #expect(rejection?.description.hasPrefix("configuration \(path) rejected:\n") == true)
+        #expect(rejection?.description.contains("$.license.venueName") == true, "\(String(describing: rejection))")
     }
 
     @Test func loadReadsTheBoardItNames() throws {
@@ -74,7 +70,7 @@ struct DaemonTests {
         let configPath = directory.appendingPathComponent("config.json").path
         try Data(#"{"license":{"venueName":"V","contentOwner":"O","appDeveloper":"D"},"management":{"token":"t"},"board":"\#(boardPath)"}"#.utf8)
             .write(to: URL(fileURLWithPath: configPath))
-        let (config, board) = try RunCommand.load(configPath: configPath, events: EventLog())
+        let (config, board) = try ConfigFiles.gatewayAndBoard(configPath)
         #expect(config.boardPath == boardPath)
         #expect(board?.leds["service"]?.line == 2)
     }

@@ -2,7 +2,6 @@ import Foundation
 import GrandstandCore
 import Testing
 import TestSupport
-@testable import grandstand
 @testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations
@@ -80,7 +79,7 @@ enum StreamCapture {
     static func replay(_ capture: String, config: String? = nil, health: Bool = true, into name: String) throws -> String {
         let out = ReplayTests.scratch(name)
         try? FileManager.default.removeItem(atPath: out)
-        let gatewayConfig = try ReplayCommand.loadConfig(configPath: config, command: "replay")
+        let gatewayConfig = try config.map { path throws(ConfigFiles.Rejection) in try ConfigFiles.gateway(path) }
         var hls = gatewayConfig?.hls ?? GatewayConfig.HLS()
         if !health { hls.videoHealth = false }
         _ = try Replay(capturePath: capture, outputDirectory: out, configuration: IngestConfiguration.product(gatewayConfig),

@@ -3,7 +3,6 @@ import Testing
 import TestSupport
 import GrandstandCore
 import HTTPClient
-@testable import grandstand
 @testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations
@@ -131,7 +130,7 @@ import HTTPClient
         #expect(deleted.status == 204)
         let left = try live.records()
         #expect(left.isEmpty)
-        let table = RecordCommand.table(.object([("records", .array([.object([("name", .string("r")), ("channel", .string("cam")),
+        let table = ManagementText.records(.object([("records", .array([.object([("name", .string("r")), ("channel", .string("cam")),
                                                                              ("state", .string("failed")), ("reason", .string("disk full"))])]))]))
         #expect(table.contains("disk full") && table.contains("NAME"))
     }

@@ -1,9 +1,7 @@
-import ArgumentParser
 import Foundation
 import GrandstandCore
 import Testing
 import TestSupport
-@testable import grandstand
 @testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations
@@ -20,7 +18,7 @@ struct ReplayTests {
     static func replay(_ capture: String = "ingest/venue.pcap", config: Bool = true, into name: String) throws -> String {
         let out = scratch(name)
         try? FileManager.default.removeItem(atPath: out)
-        let configuration = try ReplayCommand.ingestConfiguration(configPath: config ? Fixtures.path("ingest/config.json") : nil)
+        let configuration = IngestConfiguration.product(config ? try ConfigFiles.gateway(Fixtures.path("ingest/config.json")) : nil)
         _ = try Replay(capturePath: Fixtures.path(capture), outputDirectory: out, configuration: configuration).run()
         return out
     }
@@ -104,17 +102,6 @@ struct ReplayTests {
         #expect(!FileManager.default.fileExists(atPath: out + "/data/scoreboard-feed.jsonl"))
     }
 
-    @Test func commandLine() throws {
-        let out = Self.scratch("cli")
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let parsed = try Grandstand.parseAsRoot(["replay", "--pcap", Fixtures.path("ingest/venue.pcap"),
-                                                 "--config", Fixtures.path("ingest/config.json"), "--out", out, "--quiet"])
-        let command = try #require(parsed as? ReplayCommand)
-        try command.run()
-        #expect(FileManager.default.fileExists(atPath: out + "/stats.json"))
-        #expect(Grandstand.helpMessage().contains("replay"))
-    }
-
     @Test func errorsAreClear() throws {
         do {
             _ = try Self.replay("ingest/absent.pcap", into: "absent")
@@ -133,12 +120,12 @@ struct ReplayTests {
         }
         #expect(error?.description.hasPrefix("create directory \(blocker)/") == true)
         #expect(error?.code == ENOTDIR)
-        // A bad configuration exits 78 (EX_CONFIG).
+        // A bad configuration is refused with its path (the command exits 78: ReplayCommandLineTests).
         let bad = Self.scratch("bad.json")
         _ = FileManager.default.createFile(atPath: bad, contents: Data(#"{"license":{}}"#.utf8))
         defer { try? FileManager.default.removeItem(atPath: bad) }
-        let exit = thrownError(ExitCode.self) { try ReplayCommand.ingestConfiguration(configPath: bad) }
-        #expect(exit?.rawValue == 78)
+        let rejection = thrownError(ConfigFiles.Rejection.self) { _ = try ConfigFiles.gateway(bad) }
+        #expect(rejection?.description.hasPrefix("configuration \(bad) rejected:\n") == true)
     }
 }
 

@@ -12,9 +12,7 @@ import Testing
         .appendingPathComponent("tools/samples/clean.ts").path
 
     /// The `grandstand` executable built beside the test bundle.
-    static var binary: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("grandstand").path
-    }
+    static var binary: String { grandstandBinary }
 
     @Test func sendsAnnouncementsVideoAndDataThatParseBack() throws {
         if TestEnvironment.isQEMUUser {

@@ -55,7 +55,7 @@ import Testing
         cache.waitForDownloads()
         #expect(cache.items().filter { $0.state == .failed }.count == 1_000)
         #expect(cache.items().allSatisfy { $0.error == .noNetwork }, "\(cache.items().first { $0.error != .noNetwork }.map { "\($0.id): \($0.error?.rawValue ?? "-")" } ?? "")")
-        cache.downloadThreads.reap()
+        cache.downloadThreads.waitUntilIdle()
         #expect(cache.downloadThreads.unjoined == 0)
         cache.stop()
         try expectNoThreads(named: "leak-dl-")

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import TestSupport
 import GrandstandCore
-@testable import grandstand
 @testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations
@@ -43,7 +42,7 @@ struct WiFiStatsTests {
          "wifi_interfaces":[{"interface":"wlan1","mode":"ap","ssid":"venue","bssid":"02:00:00:00:01:00","frequency_mhz":2412,
                              "signal_dbm":null,"station_count":1,"stations":[{"mac":"02:00:00:00:00:00","signal_dbm":-30}]}]}
         """.utf8))
-        let lines = StatsCommand.render(document).split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        let lines = ManagementText.stats(document).split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
         #expect(lines.contains("in_venue true"))
         #expect(lines.contains("bssid 02:00:00:00:01:00"))
         #expect(lines.contains("ap_name north-stand"))
@@ -52,10 +51,10 @@ struct WiFiStatsTests {
         #expect(lines.contains("wlan1 ap venue 02:00:00:00:01:00 2412 - 02:00:00:00:00:00@-30dBm"), "\(lines)")
 
         let unreadable = try JSONParser.parse(Array(#"{"total":{},"wifi":null,"wifi_error":"nl80211: gone","wifi_interfaces":[],"in_venue":false}"#.utf8))
-        let text = StatsCommand.render(unreadable)
+        let text = ManagementText.stats(unreadable)
         #expect(text.contains("nl80211: gone"))
         #expect(!text.contains("INTERFACE"))
         // Documents without Wi-Fi members (older daemons) print as before.
-        #expect(!StatsCommand.render(try JSONParser.parse(Array(#"{"total":{"a":1}}"#.utf8))).contains("WIFI"))
+        #expect(!ManagementText.stats(try JSONParser.parse(Array(#"{"total":{"a":1}}"#.utf8))).contains("WIFI"))
     }
 }

@@ -39,3 +39,9 @@ public func runTool(_ path: String, _ arguments: [String], in directory: URL? = 
                       stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
                       stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
 }
+
+/// The `grandstand` executable built beside the test bundle (the command-line suites run it as
+/// a process; under qemu-user the arm64 binary runs through binfmt like the bundle).
+public var grandstandBinary: String {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("grandstand").path
+}

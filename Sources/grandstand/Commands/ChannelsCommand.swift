@@ -1,5 +1,6 @@
 import ArgumentParser
 import GrandstandCore
+import GrandstandOperations
 
 /// `grandstand channels`: the channels the daemon serves (`GET /api/v1/channels`) as a table.
 struct ChannelsCommand: ParsableCommand {
@@ -10,20 +11,7 @@ struct ChannelsCommand: ParsableCommand {
     func run() throws {
         try ManagementClientError.run {
             guard let document = try management.document("/api/v1/channels") else { return }
-            print(Self.render(document), terminator: "")
+            print(ManagementText.channels(document), terminator: "")
         }
-    }
-
-    static func render(_ document: JSONValue) -> String {
-        guard case .array(let channels) = document, !channels.isEmpty else { return "no channels\n" }
-        var table = TextTable(["ID", "KIND", "NAME", "LIVE", "KBIT/S", "PLAYLIST"])
-        for channel in channels {
-            var kbps = "-"
-            if case .number(let bits)? = channel["bandwidth"] { kbps = String(Int(bits / 1000)) }
-            table.append([TextTable.cell(channel["id"]), TextTable.cell(channel["kind"]), TextTable.cell(channel["name"]),
-                          TextTable.cell(channel["live"]), kbps,
-                          TextTable.cell(channel["playlist"] ?? channel["messages"])])
-        }
-        return table.text
     }
 }

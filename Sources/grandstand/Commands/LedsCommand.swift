@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import GrandstandCore
+import GrandstandOperations
 
 /// `grandstand leds status|test|locate`: the status LEDs through the management API.
 struct LedsCommand: ParsableCommand {
@@ -19,7 +20,7 @@ struct LedsCommand: ParsableCommand {
         func run() throws {
             try ManagementClientError.run {
                 guard let document = try management.document("/api/v1/leds") else { return }   // --json printed it
-                print(LedsCommand.describe(document))
+                print(ManagementText.leds(document))
             }
         }
     }
@@ -46,38 +47,4 @@ struct LedsCommand: ParsableCommand {
             }
         }
     }
-
-    /// A few readable lines: service state and pattern, then one line per LED.
-    static func describe(_ document: JSONValue) -> String {
-        var lines: [String] = []
-        if let service = document["service"] {
-            let state = service["state"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "?"
-            var reasons: [String] = []
-            if case .array(let items)? = service["reasons"] { reasons = items.compactMap { if case .string(let s) = $0 { s } else { nil } } }
-            let pattern = document["pattern"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "?"
-            lines.append("service \(state)" + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))") + ", pattern \(pattern)")
-        }
-        if case .array(let leds)? = document["leds"] {
-            for led in leds {
-                let name = led["name"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "?"
-                let chip = led["chip"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "?"
-                let line = led["line"].flatMap { IngestStats.int($0) } ?? -1
-                let lit: String
-                switch led["lit"] {
-                case .bool(true)?: lit = "on"
-                case .bool(false)?: lit = "off"
-                default: lit = "not held"
-                }
-                lines.append("  \(name.padding(9)) \(chip) line \(line): \(lit)")
-            }
-        }
-        if case .array(let failures)? = document["unavailable"] {
-            for case .string(let failure) in failures { lines.append("  unavailable: \(failure)") }
-        }
-        return lines.joined(separator: "\n")
-    }
-}
-
-private extension String {
-    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
 }

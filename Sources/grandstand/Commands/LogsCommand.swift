@@ -3,6 +3,7 @@ import GrandstandCore
 #if canImport(Glibc)
 import Glibc
 #endif
+import GrandstandOperations
 
 /// `grandstand logs`: the daemon's journal entries through the management API
 /// (`GET /api/v1/logs`), one line each, or the JSON lines with `--json`.

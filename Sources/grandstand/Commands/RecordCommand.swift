@@ -1,5 +1,6 @@
 import ArgumentParser
 import GrandstandCore
+import GrandstandOperations
 
 /// `grandstand record start|stop|ls`: recordings of live channels through the management API
 /// (docs/records.md).
@@ -44,30 +45,13 @@ struct RecordCommand: ParsableCommand {
         func run() throws {
             try ManagementClientError.run {
                 guard let document = try management.document("/api/v1/records") else { return }
-                print(RecordCommand.table(document), terminator: "")
+                print(ManagementText.records(document), terminator: "")
             }
         }
     }
 
     static func line(_ body: [UInt8]) throws -> String {
         let record = try JSONParser.parse(body)
-        return table(.object([("records", .array([record]))]))
-    }
-
-    static func table(_ document: JSONValue) -> String {
-        var table = TextTable(["NAME", "CHANNEL", "STATE", "SECONDS", "BYTES", "DOWNLOAD / REASON"])
-        guard case .array(let records)? = document["records"] else { return table.text }
-        for record in records {
-            func text(_ key: String) -> String {
-                switch record[key] {
-                case .string(let value)?: value
-                case .number(let value)?: value == value.rounded() ? String(Int(value)) : String(Int(value.rounded()))
-                default: "-"
-                }
-            }
-            let last = text("state") == "failed" ? text("reason") : text("download")
-            table.append([text("name"), text("channel"), text("state"), text("durationSeconds"), text("bytes"), last])
-        }
-        return table.text
+        return ManagementText.records(.object([("records", .array([record]))]))
     }
 }

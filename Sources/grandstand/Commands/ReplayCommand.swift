@@ -52,22 +52,13 @@ struct ReplayCommand: ParsableCommand {
         print("capture filter for the channels known at the end: \(summary.captureFilter)")
     }
 
-    /// The pipeline configuration from --config, or the permissive default without it.
-    static func ingestConfiguration(configPath: String?) throws -> IngestConfiguration {
-        IngestConfiguration.product(try loadConfig(configPath: configPath, command: "replay"))
-    }
-
     /// The configuration file for a diagnostic command, nil without one; exits 78 when it is bad.
     static func loadConfig(configPath: String?, command: String) throws -> GatewayConfig? {
         guard let configPath else { return nil }
-        guard let bytes = FileManager.default.contents(atPath: configPath) else {
-            printError("grandstand \(command): cannot read configuration \(configPath)")
-            throw ExitCode(78)
-        }
         do {
-            return try GatewayConfig.decode(Array(bytes))
+            return try ConfigFiles.gateway(configPath)
         } catch {
-            printError("grandstand \(command): configuration \(configPath) rejected:\n\(error)")
+            printError("grandstand \(command): \(error)")
             throw ExitCode(78)
         }
     }

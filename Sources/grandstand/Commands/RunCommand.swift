@@ -64,28 +64,12 @@ struct RunCommand: ParsableCommand {
 
     /// Reads and validates the config and the board it names; logs and exits EX_CONFIG if bad.
     static func load(configPath: String, events: EventLog) throws -> (GatewayConfig, BoardDescription?) {
-        func reject(_ message: String) -> ExitCode {
-            events.record(GatewayEvent(.configRejected, message, fields: [("CONFIG", configPath)]))
-            printError("grandstand: \(message)")
-            return ExitCode(78)
-        }
-        guard let bytes = FileManager.default.contents(atPath: configPath) else {
-            throw reject("cannot read configuration \(configPath)")
-        }
-        let config: GatewayConfig
         do {
-            config = try GatewayConfig.decode(Array(bytes))
+            return try ConfigFiles.gatewayAndBoard(configPath)
         } catch {
-            throw reject("configuration \(configPath) rejected:\n\(error)")
-        }
-        guard let boardPath = config.boardPath else { return (config, nil) }
-        guard let boardBytes = FileManager.default.contents(atPath: boardPath) else {
-            throw reject("cannot read board description \(boardPath) (from $.board)")
-        }
-        do {
-            return (config, try BoardDescription.decode(Array(boardBytes)))
-        } catch {
-            throw reject("board description \(boardPath) rejected:\n\(error)")
+            events.record(GatewayEvent(.configRejected, error.description, fields: [("CONFIG", configPath)]))
+            printError("grandstand: \(error)")
+            throw ExitCode(78)
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GrandstandCore
+import GrandstandOperations
 
 /// `grandstand status`: the running daemon's state (`GET /api/v1/status`) as `field value` lines.
 struct StatusCommand: ParsableCommand {
@@ -10,13 +11,7 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         try ManagementClientError.run {
             guard let document = try management.document("/api/v1/status") else { return }
-            print(Self.render(document), terminator: "")
+            print(ManagementText.status(document), terminator: "")
         }
-    }
-
-    static func render(_ document: JSONValue) -> String {
-        var table = TextTable(["FIELD", "VALUE"])
-        for (name, value) in TextTable.flattened(document) { table.append([name, value]) }
-        return table.text
     }
 }
