@@ -4,12 +4,7 @@ import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
 @testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// tools/cache-origin/origin.py serving a scratch root: metadata documents, media (the HLS VOD
 /// fixture under media/vod), and misbehaving paths (docs in the script).

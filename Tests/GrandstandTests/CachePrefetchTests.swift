@@ -3,12 +3,7 @@ import GrandstandCore
 import HTTPServer
 import TestSupport
 import Testing
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
 @testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// Download-to-go against a local origin (tools/cache-origin/origin.py): states, Range resume,
 /// hash checks, the token hook, and every origin failure mapped to its documented error code.

@@ -4,12 +4,8 @@ import GrandstandRuntime
 import HTTPServer
 import TestSupport
 import Testing
-@testable import GrandstandDaemon
 @testable import GrandstandIngest
-@testable import GrandstandOperations
 @testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// The management API and the file-channel side (ReceivedFileSink) of the content cache, on a
 /// cache without an origin.

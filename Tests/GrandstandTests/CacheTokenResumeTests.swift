@@ -2,12 +2,7 @@ import Foundation
 import GrandstandCore
 import TestSupport
 import Testing
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
 @testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// The per-item token hook survives a restart: the journal keeps an item's headers and query,
 /// so the download resumed by the next cache (a restarted daemon) still sends them. The origin's

@@ -5,12 +5,6 @@ import Glibc
 import GrandstandCore
 import TestSupport
 import Testing
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// The catalog feed arriving over a file channel end to end: `grandstand send --files` carries a
 /// `catalog.json` to the daemon (live ingest in a private network namespace); `/catalog` then

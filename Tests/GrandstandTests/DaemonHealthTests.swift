@@ -1,15 +1,12 @@
 import Foundation
-import Testing
-import TestSupport
 import GrandstandCore
 import GrandstandRuntime
 import HTTPClient
+import TestSupport
+import Testing
 @testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// The daemon's service state, LED routes, `grandstand leds` client and the watchdog's fault
 /// switch, on the host (no GPIO chip here: the LEDs are reported unavailable and the state

@@ -1,15 +1,12 @@
 import Foundation
-import Testing
-import TestSupport
 import GrandstandCore
 import GrandstandRuntime
 import HTTPClient
+import TestSupport
+import Testing
 @testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// What systemd sees of the daemon: the STATUS= line on every service-state change, and the
 /// watchdog's fault switch still hanging the capture after a live config change.

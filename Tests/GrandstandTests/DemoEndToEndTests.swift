@@ -1,13 +1,7 @@
 import Foundation
 import GrandstandCore
-import Testing
 import TestSupport
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
+import Testing
 
 /// `grandstand demo` end to end in a private network namespace (root, real kernel): the
 /// embedded streamer on the namespace's loopback, the gateway capturing it, and real clients

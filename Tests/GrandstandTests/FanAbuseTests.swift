@@ -1,13 +1,9 @@
 import Foundation
 import GrandstandCore
-import Testing
 import TestSupport
+import Testing
 @testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
 @testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// The fan listener against hostile requests (issue 10, HTTP abuse): traversal attempts in every
 /// spelling get 4xx and no file is ever read; the limits come from `listeners.fanLimits` with

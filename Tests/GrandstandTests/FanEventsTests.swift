@@ -1,8 +1,8 @@
 import Foundation
 import GrandstandCore
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 @testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations

@@ -1,13 +1,7 @@
 import Foundation
 import GrandstandCore
-import Testing
 import TestSupport
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
+import Testing
 
 /// What the fan listener sends with each resource (docs/serving.md, "Headers"): MIME types,
 /// Cache-Control, ETag and 304, byte ranges (206/416), HEAD, CORS, no-store on errors. Real

@@ -5,12 +5,8 @@ import Glibc
 import GrandstandCore
 import TestSupport
 import Testing
-@testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// The bench of the network fault tests (docs/reliability.md, "Faults"): a private network
 /// namespace with a veth pair, `grandstand run` capturing on gsv1 (fan and management listeners

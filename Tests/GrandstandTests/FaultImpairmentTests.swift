@@ -1,10 +1,5 @@
 import GrandstandCore
 import Testing
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
 @testable import GrandstandStreamer
 
 /// `grandstand send --impair`: the faults the network fault tests inject, checked datagram by

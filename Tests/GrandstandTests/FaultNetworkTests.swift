@@ -5,12 +5,6 @@ import Glibc
 import GrandstandCore
 import TestSupport
 import Testing
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// Network faults against the live daemon (issue 10, docs/reliability.md "Faults"): `grandstand
 /// run` captures on one end of a veth pair in a private namespace, `grandstand send` streams on

@@ -5,10 +5,10 @@ import Glibc
 import GrandstandCore
 import TestSupport
 import Testing
-@testable import GrandstandDaemon
 @testable import GrandstandIngest
-@testable import GrandstandOperations
 @testable import GrandstandServices
+@testable import GrandstandDaemon
+@testable import GrandstandOperations
 @testable import GrandstandServing
 @testable import GrandstandStreamer
 

@@ -5,12 +5,6 @@ import Glibc
 import GrandstandCore
 import TestSupport
 import Testing
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// File channels end to end (docs/files.md): `grandstand send --files` (FLUTE carousel with
 /// Reed-Solomon repair and `--drop-rate` loss) on one end of a veth pair in a private network

@@ -5,7 +5,6 @@ import Testing
 @testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations
-@testable import GrandstandServices
 @testable import GrandstandServing
 @testable import GrandstandStreamer
 

@@ -1,13 +1,9 @@
 import Foundation
 import GrandstandCore
-import Testing
 import TestSupport
-@testable import GrandstandDaemon
+import Testing
 @testable import GrandstandIngest
 @testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// A capture of `grandstand send`'s output for the sample stream, made in-process: SAP plus RTP
 /// from the streamer's scheduler, wrapped in Ethernet/IPv4/UDP and written as a classic pcap.

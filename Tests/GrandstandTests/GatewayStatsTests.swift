@@ -1,14 +1,9 @@
 import Foundation
 import GrandstandCore
 import GrandstandRuntime
-import Testing
 import TestSupport
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
+import Testing
 @testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// Removed channels in the merged stats (docs/serving.md, "Removed channels"): their per-channel
 /// tables stay while the gateway still serves them, then only their share of the totals remains.

@@ -1,13 +1,8 @@
 import Foundation
 import GrandstandCore
-import Testing
 import TestSupport
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
+import Testing
 @testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// The configuration's `hls` section: decoding with JSON-path errors, and its values reaching
 /// the live gateway and replay (a different target changes the segmenting).

@@ -1,13 +1,8 @@
 import Foundation
 import GrandstandCore
-import Testing
 import TestSupport
+import Testing
 @testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// Issue 19: one router behind both listeners, on a running daemon's sockets. A management route
 /// and a fan route each answer another method with 405 and `Allow` (RFC 9110 §15.5.6), HEAD as

@@ -5,12 +5,8 @@ import Glibc
 import GrandstandCore
 import TestSupport
 import Testing
-@testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// Live ingest end to end on the real kernel: `grandstand send` on one end of a veth pair in a
 /// private network namespace, `LiveIngest` (libpcap + IGMP joins + the pipeline) on the other,

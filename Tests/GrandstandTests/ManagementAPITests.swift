@@ -1,14 +1,11 @@
 import Foundation
-import Testing
-import TestSupport
 import GrandstandCore
 import HTTPClient
+import TestSupport
+import Testing
 @testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// The management routes of an in-process daemon: auth, /metrics, log level, logs, config.
 struct ManagementAPITests {

@@ -1,14 +1,8 @@
 import Foundation
-import Testing
-import TestSupport
 import GrandstandCore
 import HTTPClient
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
+import TestSupport
+import Testing
 
 /// End to end: `grandstand run` as a child with a generated token, and the management clients
 /// (`status`, `channels`, `stats`, `logs`, curl on /metrics) against it.

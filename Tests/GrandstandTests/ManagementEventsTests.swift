@@ -1,14 +1,10 @@
 import Foundation
-import Testing
-import TestSupport
 import GrandstandCore
 import HTTPClient
+import TestSupport
+import Testing
 @testable import GrandstandDaemon
-@testable import GrandstandIngest
 @testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// `GET /api/v1/events`: gateway events (health transitions, channels added/removed) as
 /// Server-Sent Events on the management listener (docs/management.md).

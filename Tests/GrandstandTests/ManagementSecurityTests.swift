@@ -1,14 +1,9 @@
 import Foundation
-import Testing
-import TestSupport
 import GrandstandCore
 import HTTPClient
+import TestSupport
+import Testing
 @testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// Issue 10 (security): management routes exist only on the management listener and always
 /// need the token; the fan listener answers 404 for every management path and never shows the

@@ -1,13 +1,9 @@
 import Foundation
-import Testing
-import TestSupport
 import GrandstandCore
+import TestSupport
+import Testing
 @testable import GrandstandDaemon
-@testable import GrandstandIngest
 @testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 struct ManagementTokenTests {
     static func scratch(_ name: String) throws -> String {

@@ -8,9 +8,6 @@ import Testing
 @testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// The live end-to-end bed of the file-channel tests: a private network namespace with a veth
 /// pair, the daemon capturing on `gsv1` inside it, and `grandstand send` on `gsv0`. Needs root

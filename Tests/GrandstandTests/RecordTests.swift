@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import TestSupport
 import GrandstandCore
 import HTTPClient
+import TestSupport
+import Testing
 @testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations

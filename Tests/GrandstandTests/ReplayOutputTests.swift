@@ -1,11 +1,6 @@
 import GrandstandCore
 import Testing
-@testable import GrandstandDaemon
 @testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// The data-message line is built directly for speed; it must stay byte-identical to the
 /// general JSON line writer it replaced.

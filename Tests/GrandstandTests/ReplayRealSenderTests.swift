@@ -2,12 +2,6 @@ import Foundation
 import GrandstandCore
 import TestSupport
 import Testing
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// What a technician sees for real senders: captures of VLC's and FFmpeg's own SAP output
 /// (tools/fixtures/make-sap-captures.sh) through the whole `replay` path (the same pipeline as

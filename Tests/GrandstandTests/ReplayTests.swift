@@ -1,13 +1,9 @@
 import Foundation
 import GrandstandCore
-import Testing
 import TestSupport
-@testable import GrandstandDaemon
+import Testing
 @testable import GrandstandIngest
 @testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// `grandstand replay` end to end on the venue capture (tools/fixtures/make-ingest-fixtures.py).
 struct ReplayTests {

@@ -1,14 +1,10 @@
 import Foundation
 import GrandstandCore
 import GrandstandRuntime
-import Testing
 import TestSupport
+import Testing
 @testable import GrandstandDaemon
-@testable import GrandstandIngest
 @testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// The uploader against a local collector that fails, answers late, refuses and recovers:
 /// every queued report arrives once, in order, across a restart of the uploader.

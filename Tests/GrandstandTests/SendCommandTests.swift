@@ -1,11 +1,6 @@
 import GrandstandCore
 import TestSupport
 import Testing
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
 @testable import GrandstandStreamer
 
 /// `grandstand send`'s channel specs (no packets sent here); the command line is tested by

@@ -5,12 +5,8 @@ import Glibc
 import GrandstandCore
 import TestSupport
 import Testing
-@testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// FEC live, on the real kernel: the built `grandstand send` with two video channels from a
 /// 200-datagram cut of the sample — one Reed-Solomon (k=20, m=4), one SMPTE 2022-1 (L=5, D=4),

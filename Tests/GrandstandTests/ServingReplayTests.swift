@@ -1,13 +1,7 @@
 import Foundation
 import GrandstandCore
-import Testing
 import TestSupport
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
+import Testing
 
 /// `grandstand replay --out DIR` writes `hls/ID/`: a VOD playlist (EXT-X-ENDLIST) and its segments.
 struct ServingReplayTests {

@@ -1,7 +1,7 @@
 import Foundation
 import GrandstandCore
-import Testing
 import TestSupport
+import Testing
 @testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations

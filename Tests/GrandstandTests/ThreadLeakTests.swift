@@ -1,15 +1,13 @@
 import Foundation
 import GrandstandCore
 import GrandstandRuntime
-@testable import HTTPServer
 import TestSupport
 import Testing
 @testable import GrandstandDaemon
 @testable import GrandstandIngest
 @testable import GrandstandOperations
 @testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
+@testable import HTTPServer
 
 /// The services' short-lived threads (a log follower each, a download each) are all joined:
 /// after 1,000 of each the group holds none and the process is back to its thread count.

@@ -1,13 +1,8 @@
 import Foundation
 import GrandstandCore
-import Testing
 import TestSupport
-@testable import GrandstandDaemon
-@testable import GrandstandIngest
-@testable import GrandstandOperations
-@testable import GrandstandServices
+import Testing
 @testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// Video health in replay's stats.json (libavcodec decode of each video channel, inline so the
 /// counters are deterministic) and in the live gateway's channel statistics.

@@ -1,13 +1,9 @@
 import Foundation
-import Testing
-import TestSupport
 import GrandstandCore
+import TestSupport
+import Testing
 @testable import GrandstandDaemon
-@testable import GrandstandIngest
 @testable import GrandstandOperations
-@testable import GrandstandServices
-@testable import GrandstandServing
-@testable import GrandstandStreamer
 
 /// The Wi-Fi members of `GET /api/v1/stats` and their `grandstand stats` rendering (docs/wifi.md).
 /// The real association is proven in the VM (check `wifi-hwsim`); here the host's clear error.

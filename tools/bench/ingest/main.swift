@@ -36,7 +36,7 @@ do {
     guard let bytes = FileManager.default.contents(atPath: arguments[2]) else { fail("cannot read \(arguments[2])") }
     config = try GatewayConfig.decode(Array(bytes))
 } catch { fail("configuration \(arguments[2]): \(error)") }
-// What `grandstand replay --config` builds (Sources/grandstand/Ingest/ProductIngest.swift).
+// What `grandstand replay --config` builds (Sources/GrandstandIngest/Live/ProductIngest.swift).
 let configuration = IngestConfiguration(config: config,
                                         recovery: FECRecovery.factory(configuration: config.fec, math: { ISALReedSolomonMath() }))
 
