@@ -4,9 +4,10 @@
 Growth is measured after a warm-up (the HLS window, caches and thread pools fill first): the
 median of the samples in the first tenth after the warm-up against the median of the last tenth,
 plus the least-squares slope after the warm-up projected to one hour.
-usage: report.py samples.csv --out summary.md [--crashed 0|1] [--max-growth PCT] [--warmup S] [--assert]
-With --assert the exit status is 1 on a crash, RSS or FD growth above the limit, or client errors
-above 1 % of requests.
+usage: report.py samples.csv --out summary.md [--crashed 0|1] [--max-growth PCT] [--warmup S]
+       [--stop-ms MS --stop-status S [--max-stop-ms MS]] [--assert]
+With --assert the exit status is 1 on a crash, RSS or FD growth above the limit, a stop slower than
+--max-stop-ms or not exiting 0, or client errors above 1 % of requests.
 """
 import argparse, csv, statistics, sys
 
@@ -53,6 +54,9 @@ def main():
     parser.add_argument("--max-growth", type=float, default=5.0)
     parser.add_argument("--daemon-log")
     parser.add_argument("--warmup", type=float, help="seconds excluded from growth (default 20 %% of the run, 60-600 s)")
+    parser.add_argument("--stop-ms", type=int, help="SIGTERM to exit, measured at the end under load")
+    parser.add_argument("--stop-status", type=int, help="the daemon's exit status after SIGTERM")
+    parser.add_argument("--max-stop-ms", type=int, default=2000)
     parser.add_argument("--assert", dest="check", action="store_true")
     args = parser.parse_args()
     rows = [r for r in csv.DictReader(open(args.samples)) if r.get("daemon_alive") == "1"]
@@ -72,6 +76,10 @@ def main():
             failures.append(f"{name}: too few samples after the {warmup:.0f} s warm-up")
         elif g["growth"] > args.max_growth:
             failures.append(f"{name} grew {g['growth']:.1f} % after warm-up (limit {args.max_growth} %)")
+    if args.stop_ms is not None and args.stop_ms > args.max_stop_ms:
+        failures.append(f"SIGTERM to exit took {args.stop_ms} ms (limit {args.max_stop_ms} ms)")
+    if args.stop_status not in (None, 0):
+        failures.append(f"the daemon exited {args.stop_status} on SIGTERM")
     if ok == 0:
         failures.append("no HTTP request succeeded")
     elif err > ok / 100:
@@ -93,6 +101,7 @@ def main():
         "# Soak summary", "",
         f"- duration: {duration:.0f} s, {len(rows)} samples, warm-up {warmup:.0f} s (excluded from growth)",
         f"- daemon crashes: {args.crashed}",
+        f"- stop under load: SIGTERM to exit {args.stop_ms} ms, exit status {args.stop_status}" if args.stop_ms is not None else "- stop under load: –",
         f"- HTTP requests: {ok:,} ok, {err:,} errors",
         f"- CPU: mean {statistics.mean(v for _, v in cpu):.1f} % of one core, max {max(v for _, v in cpu):.0f} %" if cpu else "- CPU: –",
         f"- threads: {int(min(v for _, v in threads))}–{int(max(v for _, v in threads))}" if threads else "- threads: –",

@@ -4,7 +4,8 @@
 # clients play every channel (curl following live playlists and fetching new segments and parts,
 # one ffmpeg reading a live playlist). Samples the daemon's RSS, open file descriptors, threads,
 # CPU and the clients' errors every SOAK_INTERVAL seconds into samples.csv; report.py turns that
-# into summary.md (growth after warm-up) and, with --assert, fails on a crash or unbounded growth.
+# into summary.md (growth after warm-up, the SIGTERM-to-exit time at the end) and, with --assert,
+# fails on a crash, unbounded growth, or a stop slower than 2 s or not exiting 0.
 #
 # usage: soak.sh --binary PATH --seconds N --out DIR [--interval S] [--assert] [--max-growth PCT] [--warmup S]
 # Needs root (network namespaces). Exit status: the report's (non-zero on crash or growth > limit).
@@ -125,6 +126,17 @@ while true; do
     (( t >= seconds )) && break
     sleep "$interval"
 done
+# The stop under load: SIGTERM while the streamer and the players still run, timed to the
+# daemon's exit (systemd gives it TimeoutStopSec=20 s; the service runtime's contract is 2 s).
+stop=()
+if (( ! crashed )); then
+    t0=$(date +%s%N)
+    kill -TERM "$daemon"
+    wait "$daemon" && status=0 || status=$?
+    stop_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    echo "soak: SIGTERM to exit took $stop_ms ms (exit status $status)"
+    stop=(--stop-ms "$stop_ms" --stop-status "$status")
+fi
 tail -3 "$out/send.log" >"$out/send-tail.log" 2>/dev/null || true
 python3 "$here/report.py" "$out/samples.csv" --out "$out/summary.md" --crashed "$crashed" --max-growth "$growth" \
-    --daemon-log "$out/daemon.log" "${warmup[@]}" "${assert[@]}"
+    --daemon-log "$out/daemon.log" "${warmup[@]}" "${stop[@]}" "${assert[@]}"
