@@ -45,7 +45,10 @@ struct DiscoveryChannelTests {
     @Test(arguments: [
         ("m=video 5000 RTP/AVP 96\na=rtpmap:96 MP2T/90000\n", ChannelKind.video),
         ("m=video 5000 RTP/AVP 96\na=rtpmap:96 H265/90000\n", .unsupported(reason: "H.265 RTP (RFC 7798) is not MPEG-TS")),
-        ("m=video 5000 udp mpeg\n", .unsupported(reason: "MPEG-TS over plain UDP (udp) is not RTP; send it as RTP/AVP 33")),
+        ("m=video 5000 udp mpeg\n", .video),            // VLC #udp{mux=ts,sap}
+        ("m=video 5000 udp 33\n", .video),
+        ("m=video 5000 MP2T/UDP 33\n", .video),
+        ("m=video 5000 udp h264\n", .unsupported(reason: "video udp h264 is not MPEG-TS over RTP (RTP/AVP 33)")),
         ("m=audio 5000 RTP/AVP 14\n", .unsupported(reason: "audio RTP/AVP 14 is not carried (video must be MPEG-TS over RTP)")),
         ("m=application 5000 udp x\n", .unsupported(reason: "m=application without a=x-grandstand-kind:data|file")),
         ("m=application 5000 udp x\na=x-grandstand-kind:movie\n", .unsupported(reason: "unknown x-grandstand-kind \"movie\"")),

@@ -211,6 +211,19 @@ struct RegistryLifecycleTests {
         #expect(registry.channel(id: "raw")?.rtp == false)
     }
 
+    /// VLC's `#udp{mux=ts,sap}` and IPTV headends: MPEG-TS in plain UDP datagrams is a video
+    /// channel with transport udp; announced with FEC it is refused (FEC needs RTP).
+    @Test func videoOverPlainUDP() throws {
+        var registry = ChannelRegistry(policy: Self.policy)
+        _ = registry.feed(Announce.sdp(name: "Plain", media: ["m=video 5004 udp mpeg"]))
+        _ = registry.feed(Announce.sdp(name: "Plain FEC", session: 2, media: ["m=video 5006 udp mpeg"],
+                                       extra: ["a=x-grandstand-fec:scheme=smpte2022-1;L=5;D=4"]))
+        let plain = try #require(registry.channel(id: "plain"))
+        #expect(plain.kind == .video && plain.rtp == false && plain.json["transport"] == .string("udp"))
+        #expect(plain.endpoints.map(\.port) == [5004])
+        #expect(registry.channel(id: "plain-fec")?.kind == .unsupported(reason: "FEC on plain UDP: FEC needs RTP sequence numbers (send RTP/AVP 33)"))
+    }
+
     @Test func aRefusedReannouncementRemovesTheChannel() throws {
         var registry = ChannelRegistry(policy: Self.policy)
         _ = registry.feed(Announce.sdp(name: "Bowl", version: 1))

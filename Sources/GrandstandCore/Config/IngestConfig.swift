@@ -17,7 +17,8 @@ extension GatewayConfig {
         public var port: UInt16
         /// Source for a source-specific join, if any.
         public var source: IPAddress?
-        /// `"rtp"` (default) or `"udp"` (data channels only: each UDP payload is one message).
+        /// `"rtp"` (default) or `"udp"`: plain UDP, each payload one message (data) or whole TS
+        /// packets (video; loss from TS continuity counters, no FEC).
         public var rtp: Bool = true
         public var fec: FECParameters = .none
         public var channelText: String?
@@ -167,13 +168,14 @@ extension GatewayConfig {
             if let text = reader.string(object["transport"], at: object.path("transport")) {
                 switch text {
                 case "rtp": rtp = true
-                case "udp":
-                    rtp = false
-                    if kind == .video { reader.report(object.path("transport"), "video channels are MPEG-TS over RTP; \"udp\" is for data channels") }
+                case "udp": rtp = false
                 default: reader.report(object.path("transport"), "\"\(text)\" is not a transport (rtp, udp)")
                 }
             }
             let fec = object["fec"].flatMap { decodeFEC($0, at: object.path("fec"), mediaPort: port.map { UInt16($0) } ?? 0, &reader) }
+            if !rtp, let fec, fec != .none {
+                reader.report(object.path("fec"), "FEC needs RTP sequence numbers; a \"udp\" channel finds loss from TS continuity counters")
+            }
             let text = reader.string(object["channelText"], at: object.path("channelText"), nonEmpty: false)
             let bandwidth = reader.integer(object["bandwidthKbps"], at: object.path("bandwidthKbps"), in: 0...10_000_000)
             guard let name, let kind, let group, let port else { continue }

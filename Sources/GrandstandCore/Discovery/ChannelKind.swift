@@ -1,6 +1,8 @@
 /// What a channel carries, decided from its SDP media (docs/protocol.md).
 public enum ChannelKind: Sendable, Equatable, CustomStringConvertible {
-    /// `m=video <port> RTP/AVP 33`, or a dynamic type whose rtpmap is `MP2T/90000` (RFC 3551 §6).
+    /// `m=video <port> RTP/AVP 33`, or a dynamic type whose rtpmap is `MP2T/90000` (RFC 3551 §6);
+    /// or MPEG-TS over plain UDP: `m=video <port> udp mpeg` (VLC's `#udp{mux=ts,sap}`, IPTV
+    /// headends), `udp 33` or `MP2T/UDP` (docs/protocol.md, "Plain UDP").
     case video
     /// `m=application … ` with `a=x-grandstand-kind:data`: each datagram is one message.
     case data
@@ -28,6 +30,15 @@ public enum ChannelKind: Sendable, Equatable, CustomStringConvertible {
         return name
     }
 
+    /// MPEG-TS datagrams without an RTP header: the transport is `udp` with format `mpeg` or 33
+    /// (RFC 8866 §5.14 leaves `udp` formats to the media type; VLC and IPTV use `mpeg`), or
+    /// `MP2T/UDP` (the MPEG-TS-over-UDP transport some encoders announce).
+    static func isPlainUDPTransportStream(_ media: SessionDescription.Media) -> Bool {
+        let proto = media.proto.uppercased(), format = (media.formats.first ?? "").lowercased()
+        if proto == "MP2T/UDP" { return true }
+        return proto == "UDP" && media.formats.count == 1 && (format == "mpeg" || format == "33" || format == "mp2t")
+    }
+
     /// Classifies one m= section; `sessionKind` is a session-level `a=x-grandstand-kind`.
     static func classify(_ media: SessionDescription.Media, sessionKind: String?) -> ChannelKind {
         let declared = media.attribute(attributeName) ?? sessionKind
@@ -39,9 +50,7 @@ public enum ChannelKind: Sendable, Equatable, CustomStringConvertible {
             if isRTP && (format == "33" || encoding == "MP2T") && media.formats.count == 1 { return .video }
             if encoding == "H264" { return .unsupported(reason: "H.264 RTP (RFC 6184) is not MPEG-TS") }
             if encoding == "H265" { return .unsupported(reason: "H.265 RTP (RFC 7798) is not MPEG-TS") }
-            if !isRTP && format.lowercased() == "mpeg" {
-                return .unsupported(reason: "MPEG-TS over plain UDP (\(media.proto)) is not RTP; send it as RTP/AVP 33")
-            }
+            if isPlainUDPTransportStream(media) { return .video }
             return .unsupported(reason: "video \(media.proto) \(encoding ?? format) is not MPEG-TS over RTP (RTP/AVP 33)")
         case "application":
             switch declared?.lowercased() {

@@ -38,8 +38,13 @@ struct ChannelReceiver: Sendable {
             return
         }
         guard rtp else {
-            // Plain UDP data channel: the payload is the message.
-            deliverData(datagram.payload, time: time, stats: &stats, into: &actions)
+            // Plain UDP: a data channel's payload is the message; a video channel's is whole TS
+            // packets, its loss seen in their continuity counters (no sequence number, no FEC).
+            if kind == .video {
+                demux(datagram.payload, time: time, findingLoss: true, stats: &stats, into: &actions)
+            } else {
+                deliverData(datagram.payload, time: time, stats: &stats, into: &actions)
+            }
             return
         }
         let packet: RTPPacket
@@ -125,13 +130,17 @@ struct ChannelReceiver: Sendable {
 
     /// Splits an RTP payload into 188-byte TS packets (RFC 2250: normally 7), drops malformed
     /// packets and continuity duplicates, counts discontinuities, and hands on the rest.
-    private mutating func demux(_ payload: ArraySlice<UInt8>, time: Int64, stats: inout ChannelStats, into actions: inout [IngestAction]) {
+    /// `findingLoss` (plain UDP, where nothing else can): the packets a continuity jump says are
+    /// missing (ISO/IEC 13818-1 §2.4.3.3, modulo 16 per PID) go out as a gap before this datagram.
+    private mutating func demux(_ payload: ArraySlice<UInt8>, time: Int64, findingLoss: Bool = false,
+                                stats: inout ChannelStats, into actions: inout [IngestAction]) {
         let size = TSPacket.size
         let whole = payload.count / size
         let trailing = payload.count % size
         if whole != 7 || trailing != 0 { stats.oddSizedDatagrams += 1 }
         if trailing != 0 { stats.drop(.tsBadLength) }
         let start = payload.startIndex
+        var missing = 0
         var kept: [UInt8]? = nil   // nil while every packet so far is kept (then no copy is made)
         // Headers are read in place: no per-packet slices or `TSPacket` values on this hot path
         // (docs/performance.md).
@@ -150,8 +159,9 @@ struct ChannelReceiver: Sendable {
                     case .duplicate:
                         stats.tsDuplicatesDropped += 1
                         keep = false
-                    case .discontinuity:
+                    case .discontinuity(let expected, let received):
                         stats.tsDiscontinuities += 1
+                        missing += Int((received &- expected) & 0x0F)
                     case .ok, .ignored:
                         break
                     }
@@ -162,6 +172,11 @@ struct ChannelReceiver: Sendable {
                     kept?.append(contentsOf: UnsafeBufferPointer(start: chunk, count: size))
                 }
             }
+        }
+        if findingLoss, missing > 0 {
+            stats.gaps += 1
+            stats.gapPackets += missing
+            actions.append(.gap(channelID: id, lostPackets: missing, timestampNanoseconds: time))
         }
         let packets: ArraySlice<UInt8> = kept.map { $0[...] } ?? payload[start..<(start + whole * size)]
         guard !packets.isEmpty else { return }

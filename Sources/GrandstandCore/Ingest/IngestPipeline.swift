@@ -4,7 +4,8 @@ public enum IngestAction: Sendable, Equatable {
     case channelsChanged([ChannelChange])
     /// n × 188 bytes of a video channel's transport stream, in order, after recovery.
     case transportStream(channelID: String, packets: ArraySlice<UInt8>, timestampNanoseconds: Int64)
-    /// RTP packets lost and not recovered before the next `.transportStream`.
+    /// RTP packets lost and not recovered before the next `.transportStream` (plain-UDP video:
+    /// the TS packets its continuity counters show missing).
     case gap(channelID: String, lostPackets: Int, timestampNanoseconds: Int64)
     /// One whole data-channel message (the RTP payload, or the UDP payload for `udp` channels).
     case dataMessage(channelID: String, payload: ArraySlice<UInt8>, timestampNanoseconds: Int64)

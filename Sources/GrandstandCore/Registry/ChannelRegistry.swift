@@ -188,6 +188,11 @@ public struct ChannelRegistry: Sendable {
             }
         }
         let rtp = media?.proto.uppercased().hasPrefix("RTP/") ?? false
+        // FEC (SMPTE 2022-1, Reed-Solomon windows) works on RTP sequence numbers: a plain-UDP
+        // channel announced with it is refused rather than carried without the repair it asks for.
+        if !rtp, kind == .video, fec != .none {
+            kind = .unsupported(reason: "FEC on plain UDP: FEC needs RTP sequence numbers (send RTP/AVP 33)")
+        }
         var channel = Channel(id: id, name: announcement.name, channelText: announcement.channelText, kind: kind,
                               sessionNum: announcement.sessionID, sessionVersion: announcement.sessionVersion,
                               bandwidthKbps: announcement.bandwidthKbps, venueName: announcement.license?.venueName,
