@@ -36,7 +36,7 @@ struct ManagementRoutes: Sendable {
             HTTPRoute("GET", "/api/v1/status") { _ in .json(statusJSON().encoded + "\n") },
             HTTPRoute("GET", "/api/v1/health") { _ in .json(statusJSON().encoded + "\n") },
             HTTPRoute("GET", "/api/v1/version") { _ in .json(BuildInfo.current.json.encoded + "\n") },
-            HTTPRoute("GET", "/api/v1/channels") { _ in .json(ChannelCatalog.json(gateway).encoded + "\n") },
+            HTTPRoute("GET", "/api/v1/channels") { _ in .json(ChannelCatalog.json(gateway, forOperators: true).encoded + "\n") },
             HTTPRoute("GET", "/api/v1/stats") { _ in .json(statsJSON().merging(statsExtra?() ?? []).encoded + "\n") },
             HTTPRoute("GET", "/metrics") { _ in metrics() },
             HTTPRoute("GET", "/api/v1/logs") { logs($0) },

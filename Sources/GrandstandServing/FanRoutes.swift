@@ -136,11 +136,14 @@ public struct FanRoutes: Sendable {
 
 /// `/channels.json` and the management channel list.
 public enum ChannelCatalog {
-    public static func json(_ gateway: Gateway) -> JSONValue {
+    /// The channel list; `forOperators` (the management API's) adds how each arrives: its transport
+    /// (`rtp`, or `udp`: loss seen only in TS continuity counters) and its FEC.
+    public static func json(_ gateway: Gateway, forOperators: Bool = false) -> JSONValue {
         .array(gateway.channels.map { channel in
             var members: [(String, JSONValue)] = [
                 ("id", .string(channel.id)), ("name", .string(channel.name)), ("kind", .string(channel.kind.name)),
             ]
+            if forOperators { members += [("transport", .string(channel.rtp ? "rtp" : "udp")), ("fec", channel.fec.json)] }
             let base = "/channels/\(channel.id)/"
             if channel.kind == .video, let video = gateway.videoChannel(channel.id) {
                 let summary = video.summary

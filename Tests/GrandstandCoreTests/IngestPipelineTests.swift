@@ -337,10 +337,69 @@ struct PlainUDPVideoTests {
         }
     }
 
-    @Test func aDatagramThatIsNotWholeTSPacketsIsCountedAndItsTailDropped() {
+    /// FFmpeg's `udp://` at its defaults: 1,472-byte datagrams cut packets in two; the stream
+    /// comes out whole, and a lost datagram is a gap (its cut neighbour dropped, sync regained).
+    @Test(arguments: [nil, 3])
+    func ffmpegSizedDatagramsAreReassembled(lost: Int?) {
+        let stream = (0..<16).flatMap(Traffic.tsBlock)   // 112 packets on one PID
+        let datagrams = stride(from: 0, to: stream.count, by: 1472).map { Array(stream[$0..<min($0 + 1472, stream.count)]) }
         var pipeline = Traffic.pipeline([Self.plain])
-        let actions = pipeline.ingest(Traffic.datagram(Traffic.tsBlock(0) + [0x47, 0x01], port: 5004))
-        #expect(Traffic.output(actions, channel: "plain").ts == Traffic.tsBlock(0))
-        #expect(pipeline.stats.channel("plain", "odd_sized_datagrams") == 1)
+        var actions: [IngestAction] = []
+        for (index, datagram) in datagrams.enumerated() where index != lost {
+            actions += pipeline.ingest(Traffic.datagram(datagram, port: 5004, at: Int64(index)))
+        }
+        let out = Traffic.output(actions, channel: "plain")
+        let stats = pipeline.stats
+        #expect(stats.channel("plain", "odd_sized_datagrams") == datagrams.count - (lost == nil ? 0 : 1))
+        if let lost {
+            // Packets wholly inside the lost datagram, plus the two cut at its ends, are missing.
+            let first = lost * 1472 / 188, last = ((lost + 1) * 1472 - 1) / 188
+            let expected = (0..<112).filter { $0 < first || $0 > last }.flatMap { Traffic.tsPacket(counter: $0, fill: UInt8(truncatingIfNeeded: $0)) }
+            let same = out.ts == expected
+            #expect(same, "\(out.ts.count) bytes, expected \(expected.count)")
+            #expect(out.gaps == [last - first + 1])
+            #expect(stats.drops(.tsLostSync, channel: "plain") == 1)
+        } else {
+            let same = out.ts == stream
+            #expect(same, "\(out.ts.count) of \(stream.count) bytes")
+            #expect(out.gaps.isEmpty)
+            #expect(stats.channel("plain", "gaps") == 0)
+        }
+    }
+}
+
+/// The aligner alone, fed the same stream whole, byte by byte and in odd splits.
+struct TSStreamAlignerTests {
+    static let stream = (0..<6).flatMap(Traffic.tsBlock)
+
+    @Test(arguments: [1, 7, 187, 188, 189, 1316, 1472, 5000])
+    func anySplitGivesTheStreamBack(chunk: Int) {
+        var aligner = TSStreamAligner()
+        var out: [UInt8] = []
+        for start in stride(from: 0, to: Self.stream.count, by: chunk) {
+            out += aligner.packets(Self.stream[start..<min(start + chunk, Self.stream.count)])
+        }
+        let whole = out == Self.stream
+        #expect(whole, "\(out.count) of \(Self.stream.count) bytes")
+        #expect(aligner.skippedBytes == 0)
+    }
+
+    @Test func strayBytesAreSkippedToTheNextConfirmedSync() {
+        var aligner = TSStreamAligner()
+        let garbage: [UInt8] = [0x00, 0x47, 0x12, 0x99]   // a lone 0x47 not followed by a packet
+        let out = Array(aligner.packets((garbage + Self.stream)[...]))
+        let whole = out == Self.stream
+        #expect(whole, "\(out.count) of \(Self.stream.count) bytes")
+        #expect(aligner.skippedBytes == garbage.count)
+    }
+
+    @Test func aCutPacketWhoseTailNeverComesIsDropped() {
+        var aligner = TSStreamAligner()
+        let head = Array(Self.stream[0..<100])
+        #expect(aligner.packets(head[...]).isEmpty)
+        let later = Array(Self.stream[376...])   // the next datagram starts at a packet boundary
+        let resumed = Array(aligner.packets(later[...])) == later
+        #expect(resumed)
+        #expect(aligner.skippedBytes == 100)
     }
 }

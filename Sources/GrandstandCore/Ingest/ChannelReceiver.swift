@@ -10,6 +10,8 @@ struct ChannelReceiver: Sendable {
     var sequence = SequenceTracker()
     var jitter = JitterEstimator()
     var continuity = ContinuityTracker()
+    /// Plain-UDP video: whole TS packets from datagrams that may cut them (FFmpeg's defaults).
+    var aligner = TSStreamAligner()
     var recovery: any RecoveryStage
     /// The recovery stage's outputs for one media packet, reused (emptied after each packet).
     private var scratch: [RecoveryOutput] = []
@@ -41,7 +43,12 @@ struct ChannelReceiver: Sendable {
             // Plain UDP: a data channel's payload is the message; a video channel's is whole TS
             // packets, its loss seen in their continuity counters (no sequence number, no FEC).
             if kind == .video {
-                demux(datagram.payload, time: time, findingLoss: true, stats: &stats, into: &actions)
+                let size = datagram.payload.count
+                if size != 7 * TSPacket.size { stats.oddSizedDatagrams += 1 }
+                let skipped = aligner.skippedBytes
+                let packets = aligner.packets(datagram.payload)
+                if aligner.skippedBytes != skipped { stats.drop(.tsLostSync) }
+                demux(packets, time: time, findingLoss: true, plainUDP: true, stats: &stats, into: &actions)
             } else {
                 deliverData(datagram.payload, time: time, stats: &stats, into: &actions)
             }
@@ -132,12 +139,12 @@ struct ChannelReceiver: Sendable {
     /// packets and continuity duplicates, counts discontinuities, and hands on the rest.
     /// `findingLoss` (plain UDP, where nothing else can): the packets a continuity jump says are
     /// missing (ISO/IEC 13818-1 §2.4.3.3, modulo 16 per PID) go out as a gap before this datagram.
-    private mutating func demux(_ payload: ArraySlice<UInt8>, time: Int64, findingLoss: Bool = false,
+    private mutating func demux(_ payload: ArraySlice<UInt8>, time: Int64, findingLoss: Bool = false, plainUDP: Bool = false,
                                 stats: inout ChannelStats, into actions: inout [IngestAction]) {
         let size = TSPacket.size
         let whole = payload.count / size
         let trailing = payload.count % size
-        if whole != 7 || trailing != 0 { stats.oddSizedDatagrams += 1 }
+        if !plainUDP, whole != 7 || trailing != 0 { stats.oddSizedDatagrams += 1 }
         if trailing != 0 { stats.drop(.tsBadLength) }
         let start = payload.startIndex
         var missing = 0
