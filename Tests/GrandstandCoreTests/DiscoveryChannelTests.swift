@@ -51,6 +51,8 @@ struct DiscoveryChannelTests {
         ("m=video 5000 udp h264\n", .unsupported(reason: "video udp h264 is not MPEG-TS over RTP (RTP/AVP 33)")),
         ("m=audio 5000 RTP/AVP 14\n", .unsupported(reason: "audio RTP/AVP 14 is not carried (video must be MPEG-TS over RTP)")),
         ("m=application 5000 udp x\n", .unsupported(reason: "m=application without a=x-grandstand-kind:data|file")),
+        ("m=application 5000 FLUTE/UDP 0\na=flute-tsi:3\n", .file),   // RFC 6726 §7, as FLUTE senders announce
+        ("m=application 5000 flute/udp 0\n", .file),
         ("m=application 5000 udp x\na=x-grandstand-kind:movie\n", .unsupported(reason: "unknown x-grandstand-kind \"movie\"")),
         ("m=audio 5002 RTP/AVP 14\nm=video 5000 RTP/AVP 33\n", .video),
         ("", .unsupported(reason: "no m= line")),

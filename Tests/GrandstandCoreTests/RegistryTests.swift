@@ -224,6 +224,19 @@ struct RegistryLifecycleTests {
         #expect(registry.channel(id: "plain-fec")?.kind == .unsupported(reason: "FEC on plain UDP: FEC needs RTP sequence numbers (send RTP/AVP 33)"))
     }
 
+    /// A FLUTE session as RFC 6726 §7 announces it (no private attribute) and a static file channel.
+    @Test func standardFluteSessionsAndStaticFileChannelsAreFileChannels() throws {
+        let configured = GatewayConfig.StaticChannel(name: "Static Files", kind: .file, group: IPAddress(parsing: "239.255.48.2")!, port: 48002,
+                                                     rtp: false, fluteTSI: 7)
+        var registry = ChannelRegistry(policy: Self.policy, staticChannels: [configured])
+        _ = registry.feed(Announce.sdp(name: "Flute", media: ["m=application 48000 FLUTE/UDP 0", "a=flute-tsi:3",
+                                                              "a=source-filter: incl IN IP4 * 10.0.0.9"]))
+        let flute = try #require(registry.channel(id: "flute"))
+        #expect(flute.kind == .file && flute.fluteTSI == 3 && flute.source?.description == "10.0.0.9")
+        let fixed = try #require(registry.channel(id: "static-files"))
+        #expect(fixed.kind == .file && fixed.fluteTSI == 7 && fixed.endpoints.map(\.port) == [48002])
+    }
+
     @Test func aRefusedReannouncementRemovesTheChannel() throws {
         var registry = ChannelRegistry(policy: Self.policy)
         _ = registry.feed(Announce.sdp(name: "Bowl", version: 1))

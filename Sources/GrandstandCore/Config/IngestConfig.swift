@@ -10,7 +10,7 @@ extension GatewayConfig {
 
     /// A channel configured by hand (no SAP announcement; never retired).
     public struct StaticChannel: Sendable, Equatable {
-        public enum Kind: String, Sendable, Equatable { case video, data }
+        public enum Kind: String, Sendable, Equatable { case video, data, file }
         public var name: String
         public var kind: Kind
         public var group: IPAddress
@@ -23,6 +23,8 @@ extension GatewayConfig {
         public var fec: FECParameters = .none
         public var channelText: String?
         public var bandwidthKbps: Int?
+        /// File channels: the FLUTE session's TSI (`tsi`); nil accepts any.
+        public var fluteTSI: UInt64? = nil
     }
 
     /// `discovery`: SAP groups listened to (port 9875) and the retirement policy. RFC 2974 §3.1
@@ -141,7 +143,7 @@ extension GatewayConfig {
         return address
     }
 
-    static let staticChannelKeys: Set<String> = ["name", "kind", "group", "port", "source", "transport", "fec", "channelText", "bandwidthKbps"]
+    static let staticChannelKeys: Set<String> = ["name", "kind", "group", "port", "source", "transport", "fec", "tsi", "channelText", "bandwidthKbps"]
 
     static func decodeChannels(_ root: JSONObjectView, _ reader: inout JSONReader) -> [StaticChannel] {
         guard let items = reader.array(root["channels"], at: root.path("channels")) else { return [] }
@@ -153,7 +155,7 @@ extension GatewayConfig {
             var kind: StaticChannel.Kind?
             if let text = reader.string(object["kind"], at: object.path("kind"), required: true) {
                 kind = StaticChannel.Kind(rawValue: text)
-                if kind == nil { reader.report(object.path("kind"), "\"\(text)\" is not a channel kind (video, data)") }
+                if kind == nil { reader.report(object.path("kind"), "\"\(text)\" is not a channel kind (video, data, file)") }
             }
             let group = decodeGroup(object["group"], at: object.path("group"), &reader)
             if object["group"] == nil { reader.report(object.path("group"), "required string is missing") }
@@ -173,6 +175,20 @@ extension GatewayConfig {
                 }
             }
             let fec = object["fec"].flatMap { decodeFEC($0, at: object.path("fec"), mediaPort: port.map { UInt16($0) } ?? 0, &reader) }
+            var tsi: UInt64?
+            if let value = object["tsi"] {
+                if kind != .file {
+                    reader.report(object.path("tsi"), "only file channels (FLUTE) have a TSI")
+                } else if let number = reader.integer(value, at: object.path("tsi"), in: 0...(1 << 48) - 1) {
+                    tsi = UInt64(number)
+                }
+            }
+            if kind == .file, object["fec"] != nil {
+                reader.report(object.path("fec"), "file channels carry their FEC inside FLUTE (its FEC Encoding ID); leave fec out")
+            }
+            if kind == .file, object["transport"] != nil {
+                reader.report(object.path("transport"), "file channels are FLUTE over UDP; leave transport out")
+            }
             if !rtp, let fec, fec != .none {
                 reader.report(object.path("fec"), "FEC needs RTP sequence numbers; a \"udp\" channel finds loss from TS continuity counters")
             }
@@ -186,8 +202,9 @@ extension GatewayConfig {
             }
             endpoints[key] = path
             if object["fec"] != nil, fec == nil { continue }
-            channels.append(StaticChannel(name: name, kind: kind, group: group, port: UInt16(port), source: source, rtp: rtp,
-                                          fec: fec ?? .none, channelText: text, bandwidthKbps: bandwidth))
+            channels.append(StaticChannel(name: name, kind: kind, group: group, port: UInt16(port), source: source,
+                                          rtp: kind == .file ? false : rtp, fec: fec ?? .none, channelText: text,
+                                          bandwidthKbps: bandwidth, fluteTSI: tsi))
         }
         return channels
     }

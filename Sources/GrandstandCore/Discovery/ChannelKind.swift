@@ -6,7 +6,9 @@ public enum ChannelKind: Sendable, Equatable, CustomStringConvertible {
     case video
     /// `m=application … ` with `a=x-grandstand-kind:data`: each datagram is one message.
     case data
-    /// `m=application … ` with `a=x-grandstand-kind:file`: FLUTE (RFC 6726).
+    /// FLUTE (RFC 6726): `m=application <port> FLUTE/UDP 0` as FLUTE senders announce it (§7,
+    /// with `a=flute-tsi` and `a=source-filter`), or any `m=application` with
+    /// `a=x-grandstand-kind:file`.
     case file
     /// Announced, understood as SDP, but not something Grandstand carries.
     case unsupported(reason: String)
@@ -56,6 +58,7 @@ public enum ChannelKind: Sendable, Equatable, CustomStringConvertible {
             switch declared?.lowercased() {
             case "data": return .data
             case "file": return .file
+            case nil where media.proto.uppercased() == "FLUTE/UDP": return .file
             case nil: return .unsupported(reason: "m=application without a=\(attributeName):data|file")
             case let other?: return .unsupported(reason: "unknown \(attributeName) \"\(other)\"")
             }

@@ -55,10 +55,17 @@ public struct ChannelRegistry: Sendable {
         self.policy = policy
         for configured in staticChannels {
             let id = ChannelSlug.unique(configured.name, taken: Set(byID.keys))
-            byID[id] = Channel(id: id, name: configured.name, channelText: configured.channelText,
-                               kind: configured.kind == .video ? .video : .data, bandwidthKbps: configured.bandwidthKbps,
-                               group: configured.group, port: configured.port, source: configured.source, fec: configured.fec,
-                               rtp: configured.rtp, origin: .config)
+            let kind: ChannelKind = switch configured.kind {
+            case .video: .video
+            case .data: .data
+            case .file: .file
+            }
+            var channel = Channel(id: id, name: configured.name, channelText: configured.channelText,
+                                  kind: kind, bandwidthKbps: configured.bandwidthKbps,
+                                  group: configured.group, port: configured.port, source: configured.source, fec: configured.fec,
+                                  rtp: configured.rtp, origin: .config)
+            channel.fluteTSI = configured.fluteTSI
+            byID[id] = channel
         }
     }
 
