@@ -12,10 +12,6 @@ import Glibc
 /// consistent — every committed item present with verifying bytes, every removed item gone,
 /// nothing `cached` that is not whole, no orphan objects.
 @Suite struct CacheKillTests {
-    static var binary: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("cache-killtest").path
-    }
-
     @Test(.timeLimit(.minutes(20)))
     func killedAtRandomPointsTheStoreStaysConsistent() throws {
         let scratch = ScratchDirectory("kill")
@@ -28,9 +24,8 @@ import Glibc
         var random = SystemRandomNumberGenerator()
         for round in 0..<kills {
             let writer = Process()
-            var command = [Self.binary, "write", scratch.path, String(round + 1)]
             // Under qemu-user the arm64 writer runs through the emulator (which SIGKILL ends just the same).
-            if let runner = ProcessInfo.processInfo.environment["GRANDSTAND_QEMU_USER_RUNNER"] { command.insert(runner, at: 0) }
+            let command = builtProgram("cache-killtest") + ["write", scratch.path, String(round + 1)]
             writer.executableURL = URL(fileURLWithPath: command[0])
             writer.arguments = Array(command.dropFirst())
             let pipe = Pipe()

@@ -5,7 +5,7 @@ import Testing
 /// The `grandstand` command line as an operator meets it: the binary run as a process (help,
 /// version, exit codes, argument validation). The commands' logic is tested in the libraries.
 struct CommandLineTests {
-    static func run(_ arguments: [String]) throws -> ToolResult { try runTool(grandstandBinary, arguments) }
+    static func run(_ arguments: [String]) throws -> ToolResult { try runGrandstand(arguments) }
 
     @Test func helpListsTheSubcommands() throws {
         let help = try Self.run(["--help"])

@@ -7,7 +7,6 @@ import Testing
 /// End to end: `grandstand run` as a child with a generated token, and the management clients
 /// (`status`, `channels`, `stats`, `logs`, curl on /metrics) against it.
 struct ManagementCLITests {
-    static let binary = SendEndToEndTests.binary
 
     /// Distinct loopback ports that were free a moment ago (bound together, read back, closed).
     static func freePorts(_ count: Int) throws -> [UInt16] {
@@ -33,10 +32,7 @@ struct ManagementCLITests {
     }
 
     /// The command line of `grandstand ARGS` (through qemu-user's runner under `make test-arm64`).
-    static func command(_ arguments: [String]) -> [String] {
-        let runner = ProcessInfo.processInfo.environment["GRANDSTAND_QEMU_USER_RUNNER"].map { [$0] } ?? []
-        return runner + [binary] + arguments
-    }
+    static func command(_ arguments: [String]) -> [String] { builtProgram("grandstand") + arguments }
 
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let child = try Child(command(arguments))

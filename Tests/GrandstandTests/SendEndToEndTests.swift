@@ -103,8 +103,7 @@ import Testing
 /// the runner), its output collected.
 enum SendProcess {
     static func start(namespace: String?, arguments: [String]) throws -> Child {
-        var command = [SendEndToEndTests.binary] + arguments
-        if let runner = ProcessInfo.processInfo.environment["GRANDSTAND_QEMU_USER_RUNNER"] { command.insert(runner, at: 0) }
+        var command = builtProgram("grandstand") + arguments
         if let namespace { command = ["ip", "netns", "exec", namespace] + command }
         return try Child(command)
     }

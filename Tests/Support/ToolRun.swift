@@ -40,8 +40,19 @@ public func runTool(_ path: String, _ arguments: [String], in directory: URL? = 
                       stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
 }
 
-/// The `grandstand` executable built beside the test bundle (the command-line suites run it as
-/// a process; under qemu-user the arm64 binary runs through binfmt like the bundle).
-public var grandstandBinary: String {
-    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("grandstand").path
+/// The `grandstand` executable built beside the test bundle.
+public var grandstandBinary: String { builtProgram("grandstand").last ?? "" }
+
+/// The command that runs the package's program `name` built beside the test bundle: the program
+/// itself, or under qemu-user (`make test-arm64`) behind the runner it exports
+/// (GRANDSTAND_QEMU_USER_RUNNER: the emulator cannot exec an arm64 program directly here).
+public func builtProgram(_ name: String) -> [String] {
+    let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
+    return (ProcessInfo.processInfo.environment["GRANDSTAND_QEMU_USER_RUNNER"].map { [$0] } ?? []) + [path]
+}
+
+/// Runs the built `grandstand` with `arguments` (`runTool`, through qemu-user's runner there).
+public func runGrandstand(_ arguments: [String], timeout: Double = 60) throws -> ToolResult {
+    let command = builtProgram("grandstand")
+    return try runTool(command[0], Array(command.dropFirst()) + arguments, timeout: timeout)
 }

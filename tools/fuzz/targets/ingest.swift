@@ -1,5 +1,5 @@
 // The whole IngestPipeline (frame decoding, SAP registry, per-channel RTP receivers, SMPTE
-// 2022-1 and Reed-Solomon recovery) driven by a script of operations:
+// 2022-1 and Reed-Solomon recovery, plain-UDP TS reassembly) driven by a script of operations:
 //   0: captured frame   [link u8][length u16][bytes]
 //   1: SAP datagram     [length u16][bytes] to 239.255.255.255:9875
 //   2: media datagram   [channel u8][length u16][bytes] to that channel's group and port
@@ -29,6 +29,8 @@ let channels: [GatewayConfig.StaticChannel] = [
     .init(name: "rs", kind: .video, group: ipv4(239, 1, 1, 4), port: 5000, fec: .reedSolomon(k: 10, m: 3, repairPort: 5002)),
     .init(name: "data-rtp", kind: .data, group: ipv4(239, 1, 1, 5), port: 6000),
     .init(name: "data-udp", kind: .data, group: ipv4(239, 1, 1, 6), port: 6000, rtp: false),
+    // MPEG-TS over plain UDP: packets cut across datagrams, loss from continuity counters.
+    .init(name: "video-udp", kind: .video, group: ipv4(239, 1, 1, 7), port: 5000, rtp: false),
 ]
 
 let configuration = IngestConfiguration(policy: .permissive, staticChannels: channels,
@@ -78,6 +80,8 @@ func check(_ actions: [IngestAction]) {
         switch action {
         case .transportStream(_, let packets, _):
             require(packets.count % 188 == 0, "transport stream actions carry whole 188-byte packets")
+            require(stride(from: packets.startIndex, to: packets.endIndex, by: 188).allSatisfy { packets[$0] == 0x47 },
+                    "every packet handed on starts with the sync byte")
         case .gap(_, let lost, _):
             require(lost > 0, "a gap loses at least one packet")
         default:
