@@ -2,9 +2,9 @@
 # make image BOARD=NAME: a flashable disk image for a board of board/, from Debian packages only.
 #   1. mmdebstrap: Debian trixie arm64 root tree with tools/image/packages.list, the board's
 #      packages.list and the grandstand .deb (apt resolves its Depends), configured in an arm64
-#      chroot through qemu-user (binfmt_misc, as the VM base); the slow cache helpers diverted.
-#   2. rootfs-overlay/ (the part the .deb does not ship), tools/image/rootfs/ (first-boot units,
-#      DHCP on the uplink), the board file, fstab, host name; no machine id, no SSH host keys.
+#      chroot through qemu-user (binfmt_misc, tools/lib/roottree.sh); the slow cache helpers diverted.
+#   2. rootfs-overlay/ (the part the .deb does not ship), tools/image/image-overlay/ (first-boot
+#      units, DHCP on the uplink), the board file, fstab, host name; no machine id, no SSH host keys.
 #   3. Assembly without loop mounts: mkfs.ext4 -d for the root, mkfs.vfat + mcopy for the rpi4
 #      boot partition, sfdisk on the image file, partitions written in with dd.
 # Reproducible: SOURCE_DATE_EPOCH (the last commit's time) for mmdebstrap and every file time;
@@ -14,27 +14,25 @@ set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: $0 BOARD DEB OUT_DIR" >&2; exit 2; }
 board=$1 deb=$(realpath "$2") out=$3
 IMAGE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=tools/qemu/vm/lib.sh
-. "$IMAGE_DIR/../qemu/vm/lib.sh"   # log, die, host_mirror, binfmt_setup/cleanup (REPO_DIR too)
+# shellcheck source=tools/lib/roottree.sh
+. "$IMAGE_DIR/../lib/roottree.sh"   # log, die, list_words, mmdebstrap_arm64, binfmt, root_ns (REPO_DIR too)
+LOG_TAG=image
 board_dir=$REPO_DIR/board/$board
 [ -f "$board_dir/board.json" ] || die "unknown board $board (no board/$board/board.json)"
 [ -f "$deb" ] || die "no package $deb (make deb-arm64)"
 [ "$(id -u)" -eq 0 ] || die "building an image needs root (chroot, device nodes, binfmt_misc)"
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$REPO_DIR" log -1 --format=%ct)}
 IMAGE_CACHE=${GRANDSTAND_CACHE:-$REPO_DIR/.cache}/image
-# Maintainer helpers that take minutes under qemu-user and build caches the image does not need
-# (hwdb, MIME, fonts), plus update-initramfs: the kernel's postinst and every initramfs-tools
-# trigger would each run mkinitramfs (≈18 min under emulation at load 20); build_tree runs it
-# once, at the end, for the installed kernel.
-SLOW_HELPERS="/usr/bin/systemd-hwdb /usr/bin/update-mime-database /usr/bin/fc-cache /usr/sbin/update-initramfs"
+# Diverted while packages install (SLOW_HELPERS, tools/lib/roottree.sh), plus update-initramfs:
+# the kernel's postinst and every initramfs-tools trigger would each run mkinitramfs (≈18 min
+# under emulation at load 20); build_tree runs it once, at the end, for the installed kernel.
+IMAGE_HELPERS="$SLOW_HELPERS /usr/sbin/update-initramfs"
 # Also diverted while the common tree installs, then run once by a customize hook: depmod (the
 # kernel's postinst; ≈3 min emulated, reading every .ko.xz) runs natively with the host's kmod
 # (same modules.dep/alias/symbols text; the .bin indexes resolve the same in the guest's kmod),
 # and update-ca-certificates (ca-certificates' postinst and its own trigger: two runs, a few
 # forks per certificate under emulation) runs once in the chroot.
 ONCE_HELPERS="/usr/sbin/depmod /usr/sbin/update-ca-certificates"
-DPKG_EXCLUDES=(path-exclude=/usr/share/doc/* path-include=/usr/share/doc/*/copyright
-    path-exclude=/usr/share/man/* path-exclude=/usr/share/locale/* path-exclude=/usr/share/info/*)
 # The initramfs holds only the modules that mount the root filesystem (board/*/initramfs-modules,
 # written to the image's /etc/initramfs-tools/modules, so a kernel upgrade on the device builds
 # the same): MODULES=list instead of Debian's MODULES=most (34 MB and minutes under emulation).
@@ -47,10 +45,9 @@ seed=$(sha256sum "$deb" | cut -c1-32)
 uuid() { printf '%s' "$board $seed $1" | sha256sum | sed -E 's/^(.{8})(.{4}).(.{3}).(.{3})(.{12}).*/\1-\2-4\3-8\4-\5/'; }
 hex8() { printf '%s' "$board $seed $1" | sha256sum | cut -c1-8; }
 
-packages() { sed -e 's/#.*//' "$@" 2>/dev/null | xargs; }
 # The union of every board's initramfs modules (board/*/initramfs-modules), one per line, in
 # first-seen order: one initramfs in the common tree serves every board.
-initramfs_modules() { sed -e 's/#.*//' "$REPO_DIR"/board/*/initramfs-modules | xargs -n1 | awk '!seen[$0]++'; }
+initramfs_modules() { list_words "$REPO_DIR"/board/*/initramfs-modules | xargs -n1 | awk '!seen[$0]++'; }
 # The .deb's Depends as package names (first alternative, no versions): they go in the common tree.
 deb_depends() { dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed -E 's/\|.*//; s/\(.*\)//; s/[[:space:]]//g' | grep . | sort -u | xargs; }
 
@@ -59,17 +56,8 @@ deb_depends() { dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed -E 's/\|.*//; s/\
 # hook downloads each board's extra packages (board/*/packages.list) with their dependencies into
 # BOARD_DEBS/<board>/ so a board tree is a copy plus dpkg -i (install_debs), no second mmdebstrap.
 build_tree() {
-    local tree=$1 debs_dir=$2 stage=$3 o dpkgopts=(--dpkgopt=force-unsafe-io) divert restore fetch initramfs initramfs_conf \
-        depmod certs b
-    for o in "${DPKG_EXCLUDES[@]}"; do dpkgopts+=("--dpkgopt=$o"); done
-    # shellcheck disable=SC2016 # $1 and $f expand in mmdebstrap's hook shell
-    divert='for f in '"$SLOW_HELPERS $ONCE_HELPERS"'; do
-        chroot "$1" dpkg-divert --quiet --local --rename --add "$f"
-        printf "#!/bin/sh\nexit 0\n" > "$1$f"; chmod 755 "$1$f"; done'
-    # shellcheck disable=SC2016
-    restore='for f in '"$SLOW_HELPERS $ONCE_HELPERS"'; do
-        rm -f "$1$f"; chroot "$1" dpkg-divert --quiet --local --rename --remove "$f"; done'
-    # shellcheck disable=SC2016
+    local tree=$1 debs_dir=$2 stage=$3 fetch initramfs initramfs_conf depmod certs b
+    # shellcheck disable=SC2016 # $1 and $k expand in mmdebstrap's hook shell
     depmod='for k in $(ls "$1/usr/lib/modules"); do
         depmod -b "$1" "$k"
         w="$1/usr/lib/modules/$k/modules.weakdep"
@@ -92,28 +80,27 @@ build_tree() {
     for b in "$REPO_DIR"/board/*/; do
         b=$(basename "$b")
         # shellcheck disable=SC2016
-        fetch+='mkdir -p "$1/tmp/debs-'$b'/partial" && chroot "$1" apt-get -q -y -o Dir::Cache::Archives=/tmp/debs-'$b' install --download-only '"$(packages "$REPO_DIR/board/$b/packages.list")"' >/dev/null && mkdir -p '"$debs_dir/$b"' && find "$1/tmp/debs-'$b'" -maxdepth 1 -name "*.deb" -exec mv -t '"$debs_dir/$b"' {} + && rm -rf "$1/tmp/debs-'$b'"; '
+        fetch+='mkdir -p "$1/tmp/debs-'$b'/partial" && chroot "$1" apt-get -q -y -o Dir::Cache::Archives=/tmp/debs-'$b' install --download-only '"$(list_words "$REPO_DIR/board/$b/packages.list")"' >/dev/null && mkdir -p '"$debs_dir/$b"' && find "$1/tmp/debs-'$b'" -maxdepth 1 -name "*.deb" -exec mv -t '"$debs_dir/$b"' {} + && rm -rf "$1/tmp/debs-'$b'"; '
     done
-    binfmt_setup || die "binfmt_misc with qemu-aarch64 is needed to configure an arm64 tree"
-    trap binfmt_cleanup EXIT
-    log "mmdebstrap: common trixie arm64 tree ($(packages "$IMAGE_DIR/packages.list" | wc -w) packages + the .deb's Depends)"
-    mmdebstrap --mode=root --arch=arm64 --variant=essential \
-        --components=main,non-free-firmware --include="$(echo "$(packages "$IMAGE_DIR/packages.list") $(deb_depends)" | tr ' ' ',')" \
+    binfmt_require
+    log "mmdebstrap: common $TARGET_SUITE arm64 tree ($(list_words "$IMAGE_DIR/packages.list" | wc -w) packages + the .deb's Depends)"
+    # shellcheck disable=SC2086 # helper lists are words
+    mmdebstrap_arm64 "$tree" "$TARGET_SUITE" "main non-free-firmware" \
+        "$(list_words "$IMAGE_DIR/packages.list") $(deb_depends)" "$IMAGE_HELPERS $ONCE_HELPERS" \
         --aptopt='APT::Install-Recommends "false"' \
-        "${dpkgopts[@]}" --essential-hook="$divert" --customize-hook="$fetch" --customize-hook="$depmod" \
-        --customize-hook="$initramfs_conf" --customize-hook="$restore" --customize-hook="$initramfs" \
-        --customize-hook="$certs" \
-        trixie "$tree" "deb [signed-by=$KEYRING] $(host_mirror) trixie main non-free-firmware" 2>&1 | sed -u 's/^/  /' >&2
+        --customize-hook="$fetch" --customize-hook="$depmod" --customize-hook="$initramfs_conf" \
+        --customize-hook="$(restore_helpers $IMAGE_HELPERS $ONCE_HELPERS)" --customize-hook="$initramfs" \
+        --customize-hook="$certs"
     binfmt_cleanup
     trap - EXIT
 }
 
 # Step 1b: dpkg -i the given .debs into the tree $1 in its arm64 chroot (own mount namespace:
-# /proc and /dev vanish with it); the slow helpers are diverted around it as in build_tree.
+# /proc and /dev vanish with it); IMAGE_HELPERS are diverted around it as in build_tree.
 install_debs() {
-    local root=$1 f; shift
-    binfmt_setup || die "binfmt_misc with qemu-aarch64 is needed to configure an arm64 tree"
-    trap binfmt_cleanup EXIT
+    local root=$1
+    shift
+    binfmt_require
     rm -rf "$root/tmp/install-debs"
     mkdir -p "$root/tmp/install-debs"
     # The product's own documentation stays (the man page and --help point to it), read after
@@ -121,21 +108,12 @@ install_debs() {
     printf '%s\n' "# tools/image/build.sh: grandstand's documentation is kept (docs/flashing.md)." \
         "path-include=/usr/share/doc/grandstand/*" > "$root/etc/dpkg/dpkg.cfg.d/99zz-grandstand-docs"
     cp "$@" "$root/tmp/install-debs/"
-    # shellcheck disable=SC2016
-    unshare --mount --propagation private sh -euc '
-        root=$1 helpers=$2
-        mount -t proc proc "$root/proc"
-        mount --rbind /dev "$root/dev"
-        for f in $helpers; do
-            chroot "$root" dpkg-divert --quiet --local --rename --add "$f"
-            printf "#!/bin/sh\nexit 0\n" > "$root$f"; chmod 755 "$root$f"
-        done
-        chroot "$root" env DEBIAN_FRONTEND=noninteractive dpkg --force-unsafe-io -i $(cd "$root" && ls tmp/install-debs/*.deb | sed "s|^|/|")
-        for f in $helpers; do
-            rm -f "$root$f"; chroot "$root" dpkg-divert --quiet --local --rename --remove "$f"
-        done
-        chroot "$root" systemd-hwdb update   # once, here (diverted during every install above)
-        ' sh "$root" "$SLOW_HELPERS" 2>&1 | sed -u 's/^/  /' >&2
+    # shellcheck disable=SC2016,SC2086 # $1 expands in the namespace's shell; helper lists are words
+    root_ns "$root" sh -euc "$(divert_helpers $IMAGE_HELPERS)"'
+        chroot "$1" env DEBIAN_FRONTEND=noninteractive dpkg --force-unsafe-io -i $(cd "$1" && ls tmp/install-debs/*.deb | sed "s|^|/|")
+        '"$(restore_helpers $IMAGE_HELPERS)"'
+        chroot "$1" systemd-hwdb update   # once, here (diverted during every install above)
+        ' sh "$root" 2>&1 | indent
     rm -rf "$root/tmp/install-debs"
     binfmt_cleanup
     trap - EXIT
@@ -210,10 +188,11 @@ main() {
     mkdir -p "$IMAGE_CACHE" "$out"
     # The common tree's inputs only: no .deb content, no step-2/3 code (a new commit reuses it),
     # and no absolute path (a clone elsewhere or a worktree reuses it too).
-    key=$({ declare -f build_tree packages deb_depends initramfs_modules
-            echo "$SLOW_HELPERS $ONCE_HELPERS ${DPKG_EXCLUDES[*]} $INITRAMFS_CONF"; initramfs_modules
-            packages "$IMAGE_DIR/packages.list"; deb_depends
-            for f in "$REPO_DIR"/board/*/packages.list; do echo "${f#"$REPO_DIR"/}"; packages "$f"; done; } |
+    key=$({ declare -f build_tree deb_depends initramfs_modules list_words mmdebstrap_arm64 divert_helpers \
+                restore_helpers
+            echo "$TARGET_SUITE $IMAGE_HELPERS $ONCE_HELPERS ${DPKG_EXCLUDES[*]} $INITRAMFS_CONF"; initramfs_modules
+            list_words "$IMAGE_DIR/packages.list"; deb_depends
+            for f in "$REPO_DIR"/board/*/packages.list; do echo "${f#"$REPO_DIR"/}"; list_words "$f"; done; } |
         sha256sum | cut -c1-16)
     work=$IMAGE_CACHE/common-$key
     # Exclusive while building (older trees are deleted then), shared while a board copies it.
