@@ -199,7 +199,7 @@ main() {
     exec 9>"$IMAGE_CACHE/common.lock"
     flock -x 9
     if [ ! -e "$work/tree.READY" ]; then
-        rm -rf "$IMAGE_CACHE"/common-*
+        drop_old_trees
         mkdir -p "$work"
         SECONDS=0
         build_tree "$work/tree" "$work/board-debs" "$work/initramfs"
@@ -254,6 +254,15 @@ main() {
     esac
     rm -rf "$root"
     log "$img: $(du -h --apparent-size "$img" | cut -f1), sha256 $(sha256sum "$img" | cut -c1-16)"
+}
+
+# Deletes the common trees of other keys but the newest finished one: two checkouts on different
+# recipes that share a cache (worktrees of one repository) would otherwise rebuild each other's.
+drop_old_trees() {
+    local d kept=
+    for d in $(find "$IMAGE_CACHE" -mindepth 1 -maxdepth 1 -name 'common-*' -printf '%T@ %p\n' | sort -rn | cut -d' ' -f2-); do
+        if [ -z "$kept" ] && [ -e "$d/tree.READY" ]; then kept=$d; else rm -rf "$d"; fi
+    done
 }
 
 # The rpi4 FAT boot partition: GPU firmware, kernel, initramfs, the BCM2711 device trees,
