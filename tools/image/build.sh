@@ -4,12 +4,13 @@
 #      packages.list and the grandstand .deb (apt resolves its Depends), configured in an arm64
 #      chroot through qemu-user (binfmt_misc, tools/lib/roottree.sh); the slow cache helpers diverted.
 #   2. rootfs-overlay/ (the part the .deb does not ship), tools/image/image-overlay/ (first-boot
-#      units, DHCP on the uplink), the board file, fstab, host name; no machine id, no SSH host keys.
-#   3. Assembly without loop mounts: mkfs.ext4 -d for the root, mkfs.vfat + mcopy for the rpi4
-#      boot partition, sfdisk on the image file, partitions written in with dd.
+#      units, DHCP on the uplink), board/BOARD/overlay/ if there is one, the board file, fstab,
+#      host name; no machine id, no SSH host keys.
+#   3. The root filesystem without loop mounts (mkfs.ext4 -d), then the board's layout
+#      (board/BOARD/layout.sh: partition table, boot partition, files beside the image).
 # Reproducible: SOURCE_DATE_EPOCH (the last commit's time) for mmdebstrap and every file time;
 # disk, partition and filesystem UUIDs derived from the board name and the .deb's hash.
-# usage: build.sh BOARD DEB OUT_DIR    -> OUT_DIR/grandstand-BOARD.img (+ .vmlinuz/.initrd for qemu-virt)
+# usage: build.sh BOARD DEB OUT_DIR    -> OUT_DIR/grandstand-BOARD.img (+ what the layout puts beside it)
 set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: $0 BOARD DEB OUT_DIR" >&2; exit 2; }
 board=$1 deb=$(realpath "$2") out=$3
@@ -19,6 +20,7 @@ IMAGE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LOG_TAG=image
 board_dir=$REPO_DIR/board/$board
 [ -f "$board_dir/board.json" ] || die "unknown board $board (no board/$board/board.json)"
+[ -f "$board_dir/layout.sh" ] || die "no image layout for board $board (no board/$board/layout.sh)"
 [ -f "$deb" ] || die "no package $deb (make deb-arm64)"
 [ "$(id -u)" -eq 0 ] || die "building an image needs root (chroot, device nodes, binfmt_misc)"
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$REPO_DIR" log -1 --format=%ct)}
@@ -40,9 +42,12 @@ ONCE_HELPERS="/usr/sbin/depmod /usr/sbin/update-ca-certificates"
 INITRAMFS_CONF="MODULES=list
 COMPRESS=gzip"
 
-# Stable identifiers from the inputs: uuid NAME -> a UUID, hex8 NAME -> 8 hex digits.
+# Stable identifiers from the inputs: uuid NAME -> a UUID, hex8 NAME -> 8 hex digits (for
+# board/*/layout.sh too).
 seed=$(sha256sum "$deb" | cut -c1-32)
+# shellcheck disable=SC2317 # called by the boards' layout_ids
 uuid() { printf '%s' "$board $seed $1" | sha256sum | sed -E 's/^(.{8})(.{4}).(.{3}).(.{3})(.{12}).*/\1-\2-4\3-8\4-\5/'; }
+# shellcheck disable=SC2317
 hex8() { printf '%s' "$board $seed $1" | sha256sum | cut -c1-8; }
 
 # The union of every board's initramfs modules (board/*/initramfs-modules), one per line, in
@@ -119,9 +124,10 @@ install_debs() {
     trap - EXIT
 }
 
-# Step 2: the product's files and the image's identity, all on the host.
+# Step 2: the product's files and the image's identity, all on the host. The fstab mounts the
+# root on ROOT_PARTUUID and what the board's layout_fstab adds (their mount points made here).
 customize() {
-    local root=$1 root_partuuid=$2 boot_uuid=${3:-} chips chip f
+    local root=$1 chips chip f mount_point
     # rootfs-overlay/, minus what the .deb ships (packaging/overlay-map.txt: it lives in /usr there).
     rm -rf "$root.overlay"
     cp -a --no-preserve=ownership "$REPO_DIR/rootfs-overlay" "$root.overlay"
@@ -132,6 +138,7 @@ customize() {
     cp -a "$root.overlay/." "$root/"
     rm -rf "$root.overlay"
     cp -a --no-preserve=ownership "$IMAGE_DIR/image-overlay/." "$root/"
+    if [ -d "$board_dir/overlay" ]; then cp -a --no-preserve=ownership "$board_dir/overlay/." "$root/"; fi
     ln -sfn "boards/$board.json" "$root/usr/share/grandstand/board.json"
     # Start after udev has given the board's GPIO chips to group gpio (as install-product.sh).
     chips=$(grep -o '"chip"[[:space:]]*:[[:space:]]*"[^"]*"' "$board_dir/board.json" | sed -E 's/.*"([^"]*)"$/\1/' | sort -u)
@@ -149,9 +156,10 @@ customize() {
     echo grandstand > "$root/etc/hostname"
     printf '127.0.0.1\tlocalhost\n127.0.1.1\tgrandstand\n::1\tlocalhost ip6-localhost ip6-loopback\n' > "$root/etc/hosts"
     { echo "# <file system> <mount point> <type> <options> <dump> <pass>"
-      echo "PARTUUID=$root_partuuid / ext4 defaults,noatime 0 1"
-      [ -n "$boot_uuid" ] && echo "UUID=$boot_uuid /boot/firmware vfat defaults,noatime,umask=0077 0 2"
+      echo "PARTUUID=$ROOT_PARTUUID / ext4 defaults,noatime 0 1"
+      layout_fstab
     } > "$root/etc/fstab"
+    layout_fstab | while read -r _ mount_point _; do mkdir -p "$root$mount_point"; done
     # udev's hardware database is built by install_debs; /etc/.updated and /var/.updated as new as /usr
     # so the first boot skips the ConditionNeedsUpdate= units (under TCG the hwdb rebuild held
     # udev's coldplug past the GPIO device's 90 s timeout).
@@ -184,7 +192,7 @@ make_ext4() {
 }
 
 main() {
-    local key work root kver img boot_uuid="" root_partuuid disk_uuid f
+    local key work root kver img f
     mkdir -p "$IMAGE_CACHE" "$out"
     # The common tree's inputs only: no .deb content, no step-2/3 code (a new commit reuses it),
     # and no absolute path (a clone elsewhere or a worktree reuses it too).
@@ -226,32 +234,16 @@ main() {
     { [ -f "$root/boot/vmlinuz-$kver" ] && [ -f "$root/boot/initrd.img-$kver" ]; } ||
         die "no kernel/initramfs for $kver in the tree"
     img=$out/grandstand-$board.img
-    case $board in
-    rpi4)
-        # MBR (the Raspberry Pi boot ROM reads it): p1 FAT32 boot 256 MiB at 4 MiB, p2 root.
-        disk_uuid=$(hex8 disk)
-        root_partuuid=$disk_uuid-02
-        boot_uuid=$(hex8 boot | tr a-f A-F | sed -E 's/(....)(....)/\1-\2/')
-        customize "$root" "$root_partuuid" "$boot_uuid"
-        mkdir -p "$root/boot/firmware"
-        make_boot_rpi4 "$root" "$kver" "$work/boot.img" "${boot_uuid//-/}" "$root_partuuid"
-        make_ext4 "$root" "$work/root.img" grandstand-root "$(uuid rootfs)"
-        assemble "$img" dos "$disk_uuid" "$work/boot.img" c "$work/root.img" 83
-        ;;
-    qemu-virt)
-        # GPT with the root partition alone; the kernel and initramfs beside the image (QEMU's
-        # direct kernel boot: -kernel/-initrd/-append from grandstand-qemu-virt.cmdline).
-        disk_uuid=$(uuid disk)
-        root_partuuid=$(uuid root-partition)
-        customize "$root" "$root_partuuid"
-        make_ext4 "$root" "$work/root.img" grandstand-root "$(uuid rootfs)"
-        assemble "$img" gpt "$disk_uuid" "$work/root.img" "B921B045-1DF0-41C3-AF44-4C6F280D3FAE" "$root_partuuid"
-        cp "$root/boot/vmlinuz-$kver" "$out/grandstand-$board.vmlinuz"
-        cp "$root/boot/initrd.img-$kver" "$out/grandstand-$board.initrd"
-        sed "s/@ROOT_PARTUUID@/$root_partuuid/" "$board_dir/cmdline.txt" > "$out/grandstand-$board.cmdline"
-        ;;
-    *) die "no image layout for board $board (rpi4, qemu-virt)" ;;
-    esac
+    # The board's layout (board/BOARD/layout.sh): its identifiers, fstab lines and partitions.
+    layout_fstab() { :; }
+    # shellcheck source=/dev/null # one of board/*/layout.sh
+    . "$board_dir/layout.sh"
+    declare -F layout_ids layout_image >/dev/null || die "board/$board/layout.sh lacks layout_ids or layout_image"
+    layout_ids
+    [ -n "${ROOT_PARTUUID:-}" ] || die "board/$board/layout.sh: layout_ids set no ROOT_PARTUUID"
+    customize "$root"
+    make_ext4 "$root" "$work/root.img" grandstand-root "$(uuid rootfs)"
+    layout_image "$root" "$kver" "$work" "$img"
     rm -rf "$root"
     log "$img: $(du -h --apparent-size "$img" | cut -f1), sha256 $(sha256sum "$img" | cut -c1-16)"
 }
@@ -265,35 +257,14 @@ drop_old_trees() {
     done
 }
 
-# The rpi4 FAT boot partition: GPU firmware, kernel, initramfs, the BCM2711 device trees,
-# config.txt and cmdline.txt (root=PARTUUID); files put in with mcopy (no mount).
-make_boot_rpi4() {
-    local root=$1 kver=$2 img=$3 volid=$4 root_partuuid=$5 fw=$1/usr/lib/raspi-firmware stage f
-    [ -f "$fw/start4.elf" ] || die "raspi-firmware did not install $fw/start4.elf"
-    stage=$(dirname "$img")/boot
-    rm -rf "$stage" "$img"
-    mkdir -p "$stage"
-    cp "$fw"/*.bin "$fw"/*.elf "$fw"/*.dat "$stage/" 2>/dev/null || true
-    cp "$root/usr/lib/linux-image-$kver"/broadcom/bcm2711-*.dtb "$stage/"
-    mkdir -p "$stage/overlays"
-    [ -d "$root/usr/lib/linux-image-$kver/overlays" ] && cp "$root/usr/lib/linux-image-$kver"/overlays/* "$stage/overlays/"
-    cp "$root/boot/vmlinuz-$kver" "$stage/vmlinuz"
-    cp "$root/boot/initrd.img-$kver" "$stage/initrd.img"
-    cp "$board_dir/config.txt" "$stage/config.txt"
-    sed "s/@ROOT_PARTUUID@/$root_partuuid/" "$board_dir/cmdline.txt" > "$stage/cmdline.txt"
-    find "$stage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
-    truncate -s 256M "$img"
-    # --invariant first: given after -i it resets the volume id to 1234-ABCD (dosfstools 4.2).
-    mkfs.vfat -F 32 -n GS-BOOT --invariant -i "$volid" "$img" >/dev/null 2>&1 ||
-        mkfs.vfat -F 32 -n GS-BOOT -i "$volid" "$img" >/dev/null
-    for f in "$stage"/*; do
-        MTOOLS_SKIP_CHECK=1 mcopy -s -m -o -i "$img" "$f" ::
-    done
-    rm -rf "$stage"
-}
+# The board's cmdline.txt with its root partition's PARTUUID (root=PARTUUID=@ROOT_PARTUUID@).
+# shellcheck disable=SC2317 # called by the boards' layout_image
+board_cmdline() { sed "s/@ROOT_PARTUUID@/$ROOT_PARTUUID/" "$board_dir/cmdline.txt"; }
 
 # The disk: LABEL (dos|gpt) table from sfdisk on the image file, then each partition image
-# written in place with dd. Arguments: IMG LABEL DISK_ID [PART_IMG TYPE [PARTUUID]]...
+# written in place with dd (by the boards' layout_image). Arguments:
+# IMG LABEL DISK_ID [PART_IMG TYPE [PARTUUID]]...
+# shellcheck disable=SC2317
 assemble() {
     local img=$1 label=$2 id=$3 start=8192 total=8192 script p size_s
     shift 3
@@ -301,13 +272,13 @@ assemble() {
     script="label: $label"$'\n'
     if [ "$label" = gpt ]; then script+="label-id: $id"$'\n'; else script+="label-id: 0x$id"$'\n'; fi
     local i=0 step=2; [ "$label" = gpt ] && step=3
-    while [ $i -lt ${#parts[@]} ]; do
+    while [ "$i" -lt ${#parts[@]} ]; do
         p=${parts[i]}
         if [ -n "$p" ]; then
             size_s=$(( ($(stat -c %s "$p") + 511) / 512 ))
             script+="start=$total, size=$size_s, type=${parts[i+1]}"
             [ "$label" = gpt ] && script+=", uuid=${parts[i+2]}"
-            [ "$label" = dos ] && [ $i -eq 0 ] && script+=", bootable"
+            [ "$label" = dos ] && [ "$i" -eq 0 ] && script+=", bootable"
             script+=$'\n'
             total=$(( total + (size_s + 2047) / 2048 * 2048 ))
         fi
@@ -317,7 +288,7 @@ assemble() {
     truncate -s $(( (total + 2048) * 512 )) "$img"   # + 1 MiB for the backup GPT
     sfdisk --no-reread --no-tell-kernel -q "$img" <<< "$script"
     total=$start i=0
-    while [ $i -lt ${#parts[@]} ]; do
+    while [ "$i" -lt ${#parts[@]} ]; do
         p=${parts[i]}
         if [ -n "$p" ]; then
             dd if="$p" of="$img" bs=1M seek=$(( total * 512 )) oflag=seek_bytes conv=notrunc,sparse status=none
