@@ -128,17 +128,22 @@ install_debs() {
 # root on ROOT_PARTUUID and what the board's layout_fstab adds (their mount points made here).
 customize() {
     local root=$1 chips chip f mount_point
-    # rootfs-overlay/, minus what the .deb ships (packaging/overlay-map.txt: it lives in /usr there).
+    # rootfs-overlay/, minus what the .deb ships (packaging/overlay-map.txt: it lives in /usr there),
+    # then tools/image/image-overlay/ and the board's overlay/, staged beside the tree.
     rm -rf "$root.overlay"
     cp -a --no-preserve=ownership "$REPO_DIR/rootfs-overlay" "$root.overlay"
     while read -r from _; do
         case $from in ''|'#'*) continue ;; esac
         rm -f "$root.overlay/$from"
     done < "$REPO_DIR/packaging/overlay-map.txt"
+    cp -a --no-preserve=ownership "$IMAGE_DIR/image-overlay/." "$root.overlay/"
+    if [ -d "$board_dir/overlay" ]; then cp -a --no-preserve=ownership "$board_dir/overlay/." "$root.overlay/"; fi
+    # Modes as git keeps them (directories 0755, files 0644 or 0755 when executable), not as the
+    # checkout's umask left them: cp -a gives the tree's /etc and /usr the overlay's modes, and a
+    # clone made under umask 002 (or a `git archive` export) made them group-writable.
+    chmod -R u=rwX,go=rX "$root.overlay"
     cp -a "$root.overlay/." "$root/"
     rm -rf "$root.overlay"
-    cp -a --no-preserve=ownership "$IMAGE_DIR/image-overlay/." "$root/"
-    if [ -d "$board_dir/overlay" ]; then cp -a --no-preserve=ownership "$board_dir/overlay/." "$root/"; fi
     ln -sfn "boards/$board.json" "$root/usr/share/grandstand/board.json"
     # Start after udev has given the board's GPIO chips to group gpio (as install-product.sh).
     chips=$(grep -o '"chip"[[:space:]]*:[[:space:]]*"[^"]*"' "$board_dir/board.json" | sed -E 's/.*"([^"]*)"$/\1/' | sort -u)
