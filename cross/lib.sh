@@ -1,10 +1,14 @@
 # shellcheck shell=bash disable=SC2034
-# Shared by the cross/ scripts (sourced, not run): cache paths, the Debian mirror taken from the
-# host's apt sources, stamps, and `in_root` (run a command in the trixie build root).
+# Shared by the cross/ scripts (sourced, not run): cache paths, stamps, and `in_root` (run a
+# command in the trixie build root). Logging, the Debian mirror, package lists and entering a
+# tree come from the builders' library, tools/lib/roottree.sh.
 set -euo pipefail
 
 CROSS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-PROJECT=$(cd "$CROSS_DIR/.." && pwd)
+# shellcheck source=tools/lib/roottree.sh
+. "$CROSS_DIR/../tools/lib/roottree.sh"   # log, die, indent, list_words, debian_sources/_mirror, root_ns
+LOG_TAG=cross
+PROJECT=$REPO_DIR
 CACHE=${GRANDSTAND_CACHE:-$PROJECT/.cache}
 mkdir -p "$CACHE"
 CACHE=$(cd "$CACHE" && pwd)
@@ -18,11 +22,8 @@ SYSROOT=$ARM64_DIR/sysroot
 SDKS_DIR=$ARM64_DIR/sdks
 SDK_NAME=grandstand-arm64
 TRIPLE=aarch64-unknown-linux-gnu
-SUITE=trixie
+SUITE=$TARGET_SUITE
 SCRATCH=${ARM64_SCRATCH:-$PROJECT/.build-arm64}
-
-log() { printf '\033[1mcross:\033[0m %s\n' "$*" >&2; }
-die() { printf 'cross: error: %s\n' "$*" >&2; exit 1; }
 
 require_root() {
     if [ "$(id -u)" -ne 0 ]; then
@@ -31,63 +32,32 @@ require_root() {
     fi
 }
 
-# "URI SUITE" lines for trixie, derived from the host's apt sources: every suite of the host's
-# release (bookworm, bookworm-updates, bookworm-security) becomes the trixie one on the same URI.
-# GRANDSTAND_DEBIAN_MIRROR overrides the main archive URI. Nothing is written into the repository.
-trixie_sources() {
-    local host_codename
-    host_codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-    [ -n "$host_codename" ] || die "cannot tell the host's Debian codename from /etc/os-release"
-    if [ -n "${GRANDSTAND_DEBIAN_MIRROR:-}" ]; then
-        echo "${GRANDSTAND_DEBIAN_MIRROR%/}/ $SUITE"
-        echo "${GRANDSTAND_DEBIAN_MIRROR%/}/ $SUITE-updates"
-        return
-    fi
-    # --no-release-info: works before any apt-get update (no lists needed).
-    apt-get indextargets --no-release-info --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' |
-        awk -v host="$host_codename" -v suite="$SUITE" '
-            $2 == host || index($2, host "-") == 1 { sub("^" host, suite, $2); print $1, $2 }' |
-        sort -u
-}
-
-# The archive URI that carries the plain trixie suite (for debootstrap).
-trixie_mirror() {
-    local m
-    m=$(trixie_sources | awk -v s="$SUITE" '$2 == s { print $1; exit }')
-    [ -n "$m" ] || die "no Debian archive for $SUITE in the host's apt sources (set GRANDSTAND_DEBIAN_MIRROR)"
-    echo "$m"
-}
-
 # The host's Acquire:: settings (proxies, snapshot date checks), for apt inside the build root.
 host_acquire_conf() {
     apt-config dump | grep -E '^Acquire::(http|https|ftp)::Proxy|^Acquire::Check-(Valid-Until|Date)' || true
 }
 
-# Content hash of files (inputs of a stage); stamps hold it, a mismatch means "rebuild".
-inputs_hash() { cat "$@" | sha256sum | cut -d' ' -f1; }
+# Content hash of a stage's inputs: files, the suite, and the definitions of the library
+# functions the stages build with (`declare -f`: their text wherever it lives, not the rest of
+# tools/lib/roottree.sh). Stamps hold it; a mismatch means "rebuild".
+inputs_hash() {
+    { cat "$@"; echo "$SUITE"; declare -f debian_sources debian_mirror list_words root_ns; } |
+        sha256sum | cut -d' ' -f1
+}
 stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 
-# Run a command inside the build root. A private mount namespace holds the mounts (proc, dev,
-# the project and the arm64 tree at their host paths, the offline Swift package mirror), so
-# they vanish with the command however it ends: nothing to unmount, nothing left behind.
+# Run a command inside the build root, in its own mount namespace (root_ns) with the project,
+# the arm64 tree and the offline Swift package mirror at their host paths.
 in_root() {
     [ -x "$ROOT/usr/bin/env" ] || die "no build root at $ROOT (run cross/toolchain.sh)"
     mkdir -p "$ARM64_DIR"
-    local binds=("$PROJECT" "$ARM64_DIR")
-    [ -d /opt/swift-packages ] && binds+=(/opt/swift-packages)
+    local binds=(--bind "$PROJECT" --bind "$ARM64_DIR")
+    [ -d /opt/swift-packages ] && binds+=(--bind /opt/swift-packages)
     # System git config: its url.insteadOf entries point package URLs at the offline mirror.
     if [ -f /etc/gitconfig ]; then cp /etc/gitconfig "$ROOT/etc/gitconfig"; else rm -f "$ROOT/etc/gitconfig"; fi
     cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
-    local b
-    for b in "${binds[@]}"; do mkdir -p "$ROOT$b"; done
-    unshare --mount --propagation private -- /bin/bash -euo pipefail -c '
-        root=$1; shift; nb=$1; shift
-        for ((i = 0; i < nb; i++)); do mount --bind "$1" "$root$1"; shift; done
-        mount -t proc proc "$root/proc"
-        mount --rbind /dev "$root/dev"
-        exec chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 \
-            PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
-    ' in_root "$ROOT" "${#binds[@]}" "${binds[@]}" "$@"
+    root_ns "$ROOT" "${binds[@]}" --chroot /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 \
+        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
 }
 
 # rm -rf that refuses to cross into anything mounted below DIR (a leftover bind of /dev or the

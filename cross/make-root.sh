@@ -13,7 +13,7 @@ if stamp_ok "$stamp" "$want"; then log "build root up to date ($ROOT)"; exit 0; 
 command -v debootstrap >/dev/null || die "debootstrap is missing (make deps)"
 rm -f "$stamp"
 safe_rm "$ROOT"
-mirror=$(trixie_mirror)
+mirror=$(debian_mirror "$SUITE")
 t0=$SECONDS
 log "debootstrap --variant=minbase $SUITE from $mirror"
 : > "$CROSS_CACHE/debootstrap.log"
@@ -21,7 +21,7 @@ logged "$CROSS_CACHE/debootstrap.log" debootstrap --variant=minbase "$SUITE" "$R
 log "debootstrap took $((SECONDS - t0)) s"
 
 # apt inside: the trixie twins of the host's sources, and the host's Acquire settings.
-trixie_sources | awk '{ print "deb", $1, $2, "main" }' > "$ROOT/etc/apt/sources.list"
+debian_sources "$SUITE" | awk '{ print "deb", $1, $2, "main" }' > "$ROOT/etc/apt/sources.list"
 rm -f "$ROOT"/etc/apt/sources.list.d/*
 host_acquire_conf > "$ROOT/etc/apt/apt.conf.d/00host-acquire"
 # No fsync per file: a half-written root is rebuilt anyway (no stamp), and it halves the time.
@@ -29,13 +29,13 @@ printf 'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\nDPkg::
     > "$ROOT/etc/apt/apt.conf.d/01grandstand"
 
 t1=$SECONDS
-mapfile -t pkgs < <(sed -e 's/#.*//' -e '/^\s*$/d' "$list")
+read -r -a pkgs <<< "$(list_words "$list")"
 apt_log=$CROSS_CACHE/root-apt.log
 : > "$apt_log"
 logged "$apt_log" in_root apt-get update
 logged "$apt_log" in_root DEBIAN_FRONTEND=noninteractive apt-get -y dist-upgrade
 logged "$apt_log" in_root DEBIAN_FRONTEND=noninteractive apt-get install -y "${pkgs[@]}"
-grep -E '^(Need to get|After this operation|Fetched)' "$apt_log" | sed 's/^/  /' >&2
+grep -E '^(Need to get|After this operation|Fetched)' "$apt_log" | indent
 in_root apt-get clean
 log "build root packages took $((SECONDS - t1)) s"
 

@@ -20,7 +20,7 @@ APTDIR=$ARM64_DIR/apt
 DEBS=$ARM64_DIR/debs
 mkdir -p "$APTDIR/state/lists/partial" "$APTDIR/cache" "$APTDIR/parts" "$DEBS/partial"
 : > "$APTDIR/state/status"
-trixie_sources | awk '{ print "deb [arch=arm64]", $1, $2, "main" }' > "$APTDIR/sources.list"
+debian_sources "$SUITE" | awk '{ print "deb [arch=arm64]", $1, $2, "main" }' > "$APTDIR/sources.list"
 cat > "$APTDIR/apt.conf" <<CONF
 Dir::State "$APTDIR/state";
 Dir::State::status "$APTDIR/state/status";
@@ -38,8 +38,8 @@ arm64_apt() { in_root APT_CONFIG="$APTDIR/apt.conf" "$@"; }
 
 apt_log=$CROSS_CACHE/sysroot-apt.log
 : > "$apt_log"
-mapfile -t roots < <(sed -e 's/#.*//' -e '/^\s*$/d' "$list")
-mapfile -t lone < <(sed -e 's/#.*//' -e '/^\s*$/d' "$nodeps")
+read -r -a roots <<< "$(list_words "$list")"
+read -r -a lone <<< "$(list_words "$nodeps")"
 # The target's Swift must be exactly the build root compiler's (.swiftmodule files are tied to
 # the compiler build): pin swiftlang/libswiftlang to the version installed there.
 swift_deb=$(in_root dpkg-query -W -f '${Version}' swiftlang)

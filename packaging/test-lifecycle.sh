@@ -18,8 +18,9 @@ apt=0
 if [ "${1:-}" = --apt ]; then apt=1; shift; fi
 [ $# -eq 3 ] || { echo "usage: $0 [--apt] ROOTFS DEB_PREVIOUS DEB" >&2; exit 2; }
 src=$1 prev=$2 new=$3
-# shellcheck source=tools/qemu/vm/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../tools/qemu/vm/lib.sh"   # log, die, binfmt_setup/cleanup
+# shellcheck source=tools/lib/roottree.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tools/lib/roottree.sh"   # log, die, binfmt_setup/cleanup, root_ns
+LOG_TAG=lifecycle
 arch=$(dpkg-deb -f "$new" Architecture)
 [ "$(dpkg-deb -f "$prev" Architecture)" = "$arch" ] || die "$prev and $new are for different architectures"
 if [ "$arch" != "$(dpkg --print-architecture)" ]; then
@@ -134,10 +135,5 @@ ok "reinstall enabled the unit again"
 '
 # Own mount namespace: /proc and /dev vanish with it.
 log "lifecycle of $(basename "$prev") -> $(basename "$new") ($arch) in a copy of $src"
-# shellcheck disable=SC2016 # expands in the namespace's shell
-unshare --mount --propagation private sh -euc '
-    root=$1; shift
-    mount -t proc proc "$root/proc"
-    mount --rbind /dev "$root/dev"
-    exec chroot "$root" env PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"
-    ' sh "$work/root" APT="$apt" PREV="$(basename "$prev")" NEW="$(basename "$new")" sh -ec "$script"
+root_ns "$work/root" --chroot env PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+    APT="$apt" PREV="$(basename "$prev")" NEW="$(basename "$new")" sh -ec "$script"

@@ -2,39 +2,39 @@
 # make image BOARD=NAME: a flashable disk image for a board of board/, from Debian packages only.
 #   1. mmdebstrap: Debian trixie arm64 root tree with tools/image/packages.list, the board's
 #      packages.list and the grandstand .deb (apt resolves its Depends), configured in an arm64
-#      chroot through qemu-user (binfmt_misc, as the VM base); the slow cache helpers diverted.
-#   2. rootfs-overlay/ (the part the .deb does not ship), tools/image/rootfs/ (first-boot units,
-#      DHCP on the uplink), the board file, fstab, host name; no machine id, no SSH host keys.
-#   3. Assembly without loop mounts: mkfs.ext4 -d for the root, mkfs.vfat + mcopy for the rpi4
-#      boot partition, sfdisk on the image file, partitions written in with dd.
+#      chroot through qemu-user (binfmt_misc, tools/lib/roottree.sh); the slow cache helpers diverted.
+#   2. rootfs-overlay/ (the part the .deb does not ship), tools/image/image-overlay/ (first-boot
+#      units, DHCP on the uplink), board/BOARD/overlay/ if there is one, the board file, fstab,
+#      host name; no machine id, no SSH host keys.
+#   3. The root filesystem without loop mounts (mkfs.ext4 -d), then the board's layout
+#      (board/BOARD/layout.sh: partition table, boot partition, files beside the image).
 # Reproducible: SOURCE_DATE_EPOCH (the last commit's time) for mmdebstrap and every file time;
 # disk, partition and filesystem UUIDs derived from the board name and the .deb's hash.
-# usage: build.sh BOARD DEB OUT_DIR    -> OUT_DIR/grandstand-BOARD.img (+ .vmlinuz/.initrd for qemu-virt)
+# usage: build.sh BOARD DEB OUT_DIR    -> OUT_DIR/grandstand-BOARD.img (+ what the layout puts beside it)
 set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: $0 BOARD DEB OUT_DIR" >&2; exit 2; }
 board=$1 deb=$(realpath "$2") out=$3
 IMAGE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=tools/qemu/vm/lib.sh
-. "$IMAGE_DIR/../qemu/vm/lib.sh"   # log, die, host_mirror, binfmt_setup/cleanup (REPO_DIR too)
+# shellcheck source=tools/lib/roottree.sh
+. "$IMAGE_DIR/../lib/roottree.sh"   # log, die, list_words, mmdebstrap_arm64, binfmt, root_ns (REPO_DIR too)
+LOG_TAG=image
 board_dir=$REPO_DIR/board/$board
 [ -f "$board_dir/board.json" ] || die "unknown board $board (no board/$board/board.json)"
+[ -f "$board_dir/layout.sh" ] || die "no image layout for board $board (no board/$board/layout.sh)"
 [ -f "$deb" ] || die "no package $deb (make deb-arm64)"
 [ "$(id -u)" -eq 0 ] || die "building an image needs root (chroot, device nodes, binfmt_misc)"
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$REPO_DIR" log -1 --format=%ct)}
 IMAGE_CACHE=${GRANDSTAND_CACHE:-$REPO_DIR/.cache}/image
-# Maintainer helpers that take minutes under qemu-user and build caches the image does not need
-# (hwdb, MIME, fonts), plus update-initramfs: the kernel's postinst and every initramfs-tools
-# trigger would each run mkinitramfs (≈18 min under emulation at load 20); build_tree runs it
-# once, at the end, for the installed kernel.
-SLOW_HELPERS="/usr/bin/systemd-hwdb /usr/bin/update-mime-database /usr/bin/fc-cache /usr/sbin/update-initramfs"
+# Diverted while packages install (SLOW_HELPERS, tools/lib/roottree.sh), plus update-initramfs:
+# the kernel's postinst and every initramfs-tools trigger would each run mkinitramfs (≈18 min
+# under emulation at load 20); build_tree runs it once, at the end, for the installed kernel.
+IMAGE_HELPERS="$SLOW_HELPERS /usr/sbin/update-initramfs"
 # Also diverted while the common tree installs, then run once by a customize hook: depmod (the
 # kernel's postinst; ≈3 min emulated, reading every .ko.xz) runs natively with the host's kmod
 # (same modules.dep/alias/symbols text; the .bin indexes resolve the same in the guest's kmod),
 # and update-ca-certificates (ca-certificates' postinst and its own trigger: two runs, a few
 # forks per certificate under emulation) runs once in the chroot.
 ONCE_HELPERS="/usr/sbin/depmod /usr/sbin/update-ca-certificates"
-DPKG_EXCLUDES=(path-exclude=/usr/share/doc/* path-include=/usr/share/doc/*/copyright
-    path-exclude=/usr/share/man/* path-exclude=/usr/share/locale/* path-exclude=/usr/share/info/*)
 # The initramfs holds only the modules that mount the root filesystem (board/*/initramfs-modules,
 # written to the image's /etc/initramfs-tools/modules, so a kernel upgrade on the device builds
 # the same): MODULES=list instead of Debian's MODULES=most (34 MB and minutes under emulation).
@@ -42,15 +42,17 @@ DPKG_EXCLUDES=(path-exclude=/usr/share/doc/* path-include=/usr/share/doc/*/copyr
 INITRAMFS_CONF="MODULES=list
 COMPRESS=gzip"
 
-# Stable identifiers from the inputs: uuid NAME -> a UUID, hex8 NAME -> 8 hex digits.
+# Stable identifiers from the inputs: uuid NAME -> a UUID, hex8 NAME -> 8 hex digits (for
+# board/*/layout.sh too).
 seed=$(sha256sum "$deb" | cut -c1-32)
+# shellcheck disable=SC2317 # called by the boards' layout_ids
 uuid() { printf '%s' "$board $seed $1" | sha256sum | sed -E 's/^(.{8})(.{4}).(.{3}).(.{3})(.{12}).*/\1-\2-4\3-8\4-\5/'; }
+# shellcheck disable=SC2317
 hex8() { printf '%s' "$board $seed $1" | sha256sum | cut -c1-8; }
 
-packages() { sed -e 's/#.*//' "$@" 2>/dev/null | xargs; }
 # The union of every board's initramfs modules (board/*/initramfs-modules), one per line, in
 # first-seen order: one initramfs in the common tree serves every board.
-initramfs_modules() { sed -e 's/#.*//' "$REPO_DIR"/board/*/initramfs-modules | xargs -n1 | awk '!seen[$0]++'; }
+initramfs_modules() { list_words "$REPO_DIR"/board/*/initramfs-modules | xargs -n1 | awk '!seen[$0]++'; }
 # The .deb's Depends as package names (first alternative, no versions): they go in the common tree.
 deb_depends() { dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed -E 's/\|.*//; s/\(.*\)//; s/[[:space:]]//g' | grep . | sort -u | xargs; }
 
@@ -59,17 +61,8 @@ deb_depends() { dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed -E 's/\|.*//; s/\
 # hook downloads each board's extra packages (board/*/packages.list) with their dependencies into
 # BOARD_DEBS/<board>/ so a board tree is a copy plus dpkg -i (install_debs), no second mmdebstrap.
 build_tree() {
-    local tree=$1 debs_dir=$2 stage=$3 o dpkgopts=(--dpkgopt=force-unsafe-io) divert restore fetch initramfs initramfs_conf \
-        depmod certs b
-    for o in "${DPKG_EXCLUDES[@]}"; do dpkgopts+=("--dpkgopt=$o"); done
-    # shellcheck disable=SC2016 # $1 and $f expand in mmdebstrap's hook shell
-    divert='for f in '"$SLOW_HELPERS $ONCE_HELPERS"'; do
-        chroot "$1" dpkg-divert --quiet --local --rename --add "$f"
-        printf "#!/bin/sh\nexit 0\n" > "$1$f"; chmod 755 "$1$f"; done'
-    # shellcheck disable=SC2016
-    restore='for f in '"$SLOW_HELPERS $ONCE_HELPERS"'; do
-        rm -f "$1$f"; chroot "$1" dpkg-divert --quiet --local --rename --remove "$f"; done'
-    # shellcheck disable=SC2016
+    local tree=$1 debs_dir=$2 stage=$3 fetch initramfs initramfs_conf depmod certs b
+    # shellcheck disable=SC2016 # $1 and $k expand in mmdebstrap's hook shell
     depmod='for k in $(ls "$1/usr/lib/modules"); do
         depmod -b "$1" "$k"
         w="$1/usr/lib/modules/$k/modules.weakdep"
@@ -92,28 +85,27 @@ build_tree() {
     for b in "$REPO_DIR"/board/*/; do
         b=$(basename "$b")
         # shellcheck disable=SC2016
-        fetch+='mkdir -p "$1/tmp/debs-'$b'/partial" && chroot "$1" apt-get -q -y -o Dir::Cache::Archives=/tmp/debs-'$b' install --download-only '"$(packages "$REPO_DIR/board/$b/packages.list")"' >/dev/null && mkdir -p '"$debs_dir/$b"' && find "$1/tmp/debs-'$b'" -maxdepth 1 -name "*.deb" -exec mv -t '"$debs_dir/$b"' {} + && rm -rf "$1/tmp/debs-'$b'"; '
+        fetch+='mkdir -p "$1/tmp/debs-'$b'/partial" && chroot "$1" apt-get -q -y -o Dir::Cache::Archives=/tmp/debs-'$b' install --download-only '"$(list_words "$REPO_DIR/board/$b/packages.list")"' >/dev/null && mkdir -p '"$debs_dir/$b"' && find "$1/tmp/debs-'$b'" -maxdepth 1 -name "*.deb" -exec mv -t '"$debs_dir/$b"' {} + && rm -rf "$1/tmp/debs-'$b'"; '
     done
-    binfmt_setup || die "binfmt_misc with qemu-aarch64 is needed to configure an arm64 tree"
-    trap binfmt_cleanup EXIT
-    log "mmdebstrap: common trixie arm64 tree ($(packages "$IMAGE_DIR/packages.list" | wc -w) packages + the .deb's Depends)"
-    mmdebstrap --mode=root --arch=arm64 --variant=essential \
-        --components=main,non-free-firmware --include="$(echo "$(packages "$IMAGE_DIR/packages.list") $(deb_depends)" | tr ' ' ',')" \
+    binfmt_require
+    log "mmdebstrap: common $TARGET_SUITE arm64 tree ($(list_words "$IMAGE_DIR/packages.list" | wc -w) packages + the .deb's Depends)"
+    # shellcheck disable=SC2086 # helper lists are words
+    mmdebstrap_arm64 "$tree" "$TARGET_SUITE" "main non-free-firmware" \
+        "$(list_words "$IMAGE_DIR/packages.list") $(deb_depends)" "$IMAGE_HELPERS $ONCE_HELPERS" \
         --aptopt='APT::Install-Recommends "false"' \
-        "${dpkgopts[@]}" --essential-hook="$divert" --customize-hook="$fetch" --customize-hook="$depmod" \
-        --customize-hook="$initramfs_conf" --customize-hook="$restore" --customize-hook="$initramfs" \
-        --customize-hook="$certs" \
-        trixie "$tree" "deb [signed-by=$KEYRING] $(host_mirror) trixie main non-free-firmware" 2>&1 | sed -u 's/^/  /' >&2
+        --customize-hook="$fetch" --customize-hook="$depmod" --customize-hook="$initramfs_conf" \
+        --customize-hook="$(restore_helpers $IMAGE_HELPERS $ONCE_HELPERS)" --customize-hook="$initramfs" \
+        --customize-hook="$certs"
     binfmt_cleanup
     trap - EXIT
 }
 
 # Step 1b: dpkg -i the given .debs into the tree $1 in its arm64 chroot (own mount namespace:
-# /proc and /dev vanish with it); the slow helpers are diverted around it as in build_tree.
+# /proc and /dev vanish with it); IMAGE_HELPERS are diverted around it as in build_tree.
 install_debs() {
-    local root=$1 f; shift
-    binfmt_setup || die "binfmt_misc with qemu-aarch64 is needed to configure an arm64 tree"
-    trap binfmt_cleanup EXIT
+    local root=$1
+    shift
+    binfmt_require
     rm -rf "$root/tmp/install-debs"
     mkdir -p "$root/tmp/install-debs"
     # The product's own documentation stays (the man page and --help point to it), read after
@@ -121,39 +113,37 @@ install_debs() {
     printf '%s\n' "# tools/image/build.sh: grandstand's documentation is kept (docs/flashing.md)." \
         "path-include=/usr/share/doc/grandstand/*" > "$root/etc/dpkg/dpkg.cfg.d/99zz-grandstand-docs"
     cp "$@" "$root/tmp/install-debs/"
-    # shellcheck disable=SC2016
-    unshare --mount --propagation private sh -euc '
-        root=$1 helpers=$2
-        mount -t proc proc "$root/proc"
-        mount --rbind /dev "$root/dev"
-        for f in $helpers; do
-            chroot "$root" dpkg-divert --quiet --local --rename --add "$f"
-            printf "#!/bin/sh\nexit 0\n" > "$root$f"; chmod 755 "$root$f"
-        done
-        chroot "$root" env DEBIAN_FRONTEND=noninteractive dpkg --force-unsafe-io -i $(cd "$root" && ls tmp/install-debs/*.deb | sed "s|^|/|")
-        for f in $helpers; do
-            rm -f "$root$f"; chroot "$root" dpkg-divert --quiet --local --rename --remove "$f"
-        done
-        chroot "$root" systemd-hwdb update   # once, here (diverted during every install above)
-        ' sh "$root" "$SLOW_HELPERS" 2>&1 | sed -u 's/^/  /' >&2
+    # shellcheck disable=SC2016,SC2086 # $1 expands in the namespace's shell; helper lists are words
+    root_ns "$root" sh -euc "$(divert_helpers $IMAGE_HELPERS)"'
+        chroot "$1" env DEBIAN_FRONTEND=noninteractive dpkg --force-unsafe-io -i $(cd "$1" && ls tmp/install-debs/*.deb | sed "s|^|/|")
+        '"$(restore_helpers $IMAGE_HELPERS)"'
+        chroot "$1" systemd-hwdb update   # once, here (diverted during every install above)
+        ' sh "$root" 2>&1 | indent
     rm -rf "$root/tmp/install-debs"
     binfmt_cleanup
     trap - EXIT
 }
 
-# Step 2: the product's files and the image's identity, all on the host.
+# Step 2: the product's files and the image's identity, all on the host. The fstab mounts the
+# root on ROOT_PARTUUID and what the board's layout_fstab adds (their mount points made here).
 customize() {
-    local root=$1 root_partuuid=$2 boot_uuid=${3:-} chips chip f
-    # rootfs-overlay/, minus what the .deb ships (packaging/overlay-map.txt: it lives in /usr there).
+    local root=$1 chips chip f mount_point
+    # rootfs-overlay/, minus what the .deb ships (packaging/overlay-map.txt: it lives in /usr there),
+    # then tools/image/image-overlay/ and the board's overlay/, staged beside the tree.
     rm -rf "$root.overlay"
     cp -a --no-preserve=ownership "$REPO_DIR/rootfs-overlay" "$root.overlay"
     while read -r from _; do
         case $from in ''|'#'*) continue ;; esac
         rm -f "$root.overlay/$from"
     done < "$REPO_DIR/packaging/overlay-map.txt"
+    cp -a --no-preserve=ownership "$IMAGE_DIR/image-overlay/." "$root.overlay/"
+    if [ -d "$board_dir/overlay" ]; then cp -a --no-preserve=ownership "$board_dir/overlay/." "$root.overlay/"; fi
+    # Modes as git keeps them (directories 0755, files 0644 or 0755 when executable), not as the
+    # checkout's umask left them: cp -a gives the tree's /etc and /usr the overlay's modes, and a
+    # clone made under umask 002 (or a `git archive` export) made them group-writable.
+    chmod -R u=rwX,go=rX "$root.overlay"
     cp -a "$root.overlay/." "$root/"
     rm -rf "$root.overlay"
-    cp -a --no-preserve=ownership "$IMAGE_DIR/image-overlay/." "$root/"
     ln -sfn "boards/$board.json" "$root/usr/share/grandstand/board.json"
     # Start after udev has given the board's GPIO chips to group gpio (as install-product.sh).
     chips=$(grep -o '"chip"[[:space:]]*:[[:space:]]*"[^"]*"' "$board_dir/board.json" | sed -E 's/.*"([^"]*)"$/\1/' | sort -u)
@@ -171,9 +161,10 @@ customize() {
     echo grandstand > "$root/etc/hostname"
     printf '127.0.0.1\tlocalhost\n127.0.1.1\tgrandstand\n::1\tlocalhost ip6-localhost ip6-loopback\n' > "$root/etc/hosts"
     { echo "# <file system> <mount point> <type> <options> <dump> <pass>"
-      echo "PARTUUID=$root_partuuid / ext4 defaults,noatime 0 1"
-      [ -n "$boot_uuid" ] && echo "UUID=$boot_uuid /boot/firmware vfat defaults,noatime,umask=0077 0 2"
+      echo "PARTUUID=$ROOT_PARTUUID / ext4 defaults,noatime 0 1"
+      layout_fstab
     } > "$root/etc/fstab"
+    layout_fstab | while read -r _ mount_point _; do mkdir -p "$root$mount_point"; done
     # udev's hardware database is built by install_debs; /etc/.updated and /var/.updated as new as /usr
     # so the first boot skips the ConditionNeedsUpdate= units (under TCG the hwdb rebuild held
     # udev's coldplug past the GPIO device's 90 s timeout).
@@ -206,21 +197,22 @@ make_ext4() {
 }
 
 main() {
-    local key work root kver img boot_uuid="" root_partuuid disk_uuid f
+    local key work root kver img f
     mkdir -p "$IMAGE_CACHE" "$out"
     # The common tree's inputs only: no .deb content, no step-2/3 code (a new commit reuses it),
     # and no absolute path (a clone elsewhere or a worktree reuses it too).
-    key=$({ declare -f build_tree packages deb_depends initramfs_modules
-            echo "$SLOW_HELPERS $ONCE_HELPERS ${DPKG_EXCLUDES[*]} $INITRAMFS_CONF"; initramfs_modules
-            packages "$IMAGE_DIR/packages.list"; deb_depends
-            for f in "$REPO_DIR"/board/*/packages.list; do echo "${f#"$REPO_DIR"/}"; packages "$f"; done; } |
+    key=$({ declare -f build_tree deb_depends initramfs_modules list_words mmdebstrap_arm64 divert_helpers \
+                restore_helpers
+            echo "$TARGET_SUITE $IMAGE_HELPERS $ONCE_HELPERS ${DPKG_EXCLUDES[*]} $INITRAMFS_CONF"; initramfs_modules
+            list_words "$IMAGE_DIR/packages.list"; deb_depends
+            for f in "$REPO_DIR"/board/*/packages.list; do echo "${f#"$REPO_DIR"/}"; list_words "$f"; done; } |
         sha256sum | cut -c1-16)
     work=$IMAGE_CACHE/common-$key
     # Exclusive while building (older trees are deleted then), shared while a board copies it.
     exec 9>"$IMAGE_CACHE/common.lock"
     flock -x 9
     if [ ! -e "$work/tree.READY" ]; then
-        rm -rf "$IMAGE_CACHE"/common-*
+        drop_old_trees
         mkdir -p "$work"
         SECONDS=0
         build_tree "$work/tree" "$work/board-debs" "$work/initramfs"
@@ -247,65 +239,37 @@ main() {
     { [ -f "$root/boot/vmlinuz-$kver" ] && [ -f "$root/boot/initrd.img-$kver" ]; } ||
         die "no kernel/initramfs for $kver in the tree"
     img=$out/grandstand-$board.img
-    case $board in
-    rpi4)
-        # MBR (the Raspberry Pi boot ROM reads it): p1 FAT32 boot 256 MiB at 4 MiB, p2 root.
-        disk_uuid=$(hex8 disk)
-        root_partuuid=$disk_uuid-02
-        boot_uuid=$(hex8 boot | tr a-f A-F | sed -E 's/(....)(....)/\1-\2/')
-        customize "$root" "$root_partuuid" "$boot_uuid"
-        mkdir -p "$root/boot/firmware"
-        make_boot_rpi4 "$root" "$kver" "$work/boot.img" "${boot_uuid//-/}" "$root_partuuid"
-        make_ext4 "$root" "$work/root.img" grandstand-root "$(uuid rootfs)"
-        assemble "$img" dos "$disk_uuid" "$work/boot.img" c "$work/root.img" 83
-        ;;
-    qemu-virt)
-        # GPT with the root partition alone; the kernel and initramfs beside the image (QEMU's
-        # direct kernel boot: -kernel/-initrd/-append from grandstand-qemu-virt.cmdline).
-        disk_uuid=$(uuid disk)
-        root_partuuid=$(uuid root-partition)
-        customize "$root" "$root_partuuid"
-        make_ext4 "$root" "$work/root.img" grandstand-root "$(uuid rootfs)"
-        assemble "$img" gpt "$disk_uuid" "$work/root.img" "B921B045-1DF0-41C3-AF44-4C6F280D3FAE" "$root_partuuid"
-        cp "$root/boot/vmlinuz-$kver" "$out/grandstand-$board.vmlinuz"
-        cp "$root/boot/initrd.img-$kver" "$out/grandstand-$board.initrd"
-        sed "s/@ROOT_PARTUUID@/$root_partuuid/" "$board_dir/cmdline.txt" > "$out/grandstand-$board.cmdline"
-        ;;
-    *) die "no image layout for board $board (rpi4, qemu-virt)" ;;
-    esac
+    # The board's layout (board/BOARD/layout.sh): its identifiers, fstab lines and partitions.
+    layout_fstab() { :; }
+    # shellcheck source=/dev/null # one of board/*/layout.sh
+    . "$board_dir/layout.sh"
+    declare -F layout_ids layout_image >/dev/null || die "board/$board/layout.sh lacks layout_ids or layout_image"
+    layout_ids
+    [ -n "${ROOT_PARTUUID:-}" ] || die "board/$board/layout.sh: layout_ids set no ROOT_PARTUUID"
+    customize "$root"
+    make_ext4 "$root" "$work/root.img" grandstand-root "$(uuid rootfs)"
+    layout_image "$root" "$kver" "$work" "$img"
     rm -rf "$root"
     log "$img: $(du -h --apparent-size "$img" | cut -f1), sha256 $(sha256sum "$img" | cut -c1-16)"
 }
 
-# The rpi4 FAT boot partition: GPU firmware, kernel, initramfs, the BCM2711 device trees,
-# config.txt and cmdline.txt (root=PARTUUID); files put in with mcopy (no mount).
-make_boot_rpi4() {
-    local root=$1 kver=$2 img=$3 volid=$4 root_partuuid=$5 fw=$1/usr/lib/raspi-firmware stage f
-    [ -f "$fw/start4.elf" ] || die "raspi-firmware did not install $fw/start4.elf"
-    stage=$(dirname "$img")/boot
-    rm -rf "$stage" "$img"
-    mkdir -p "$stage"
-    cp "$fw"/*.bin "$fw"/*.elf "$fw"/*.dat "$stage/" 2>/dev/null || true
-    cp "$root/usr/lib/linux-image-$kver"/broadcom/bcm2711-*.dtb "$stage/"
-    mkdir -p "$stage/overlays"
-    [ -d "$root/usr/lib/linux-image-$kver/overlays" ] && cp "$root/usr/lib/linux-image-$kver"/overlays/* "$stage/overlays/"
-    cp "$root/boot/vmlinuz-$kver" "$stage/vmlinuz"
-    cp "$root/boot/initrd.img-$kver" "$stage/initrd.img"
-    cp "$board_dir/config.txt" "$stage/config.txt"
-    sed "s/@ROOT_PARTUUID@/$root_partuuid/" "$board_dir/cmdline.txt" > "$stage/cmdline.txt"
-    find "$stage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
-    truncate -s 256M "$img"
-    # --invariant first: given after -i it resets the volume id to 1234-ABCD (dosfstools 4.2).
-    mkfs.vfat -F 32 -n GS-BOOT --invariant -i "$volid" "$img" >/dev/null 2>&1 ||
-        mkfs.vfat -F 32 -n GS-BOOT -i "$volid" "$img" >/dev/null
-    for f in "$stage"/*; do
-        MTOOLS_SKIP_CHECK=1 mcopy -s -m -o -i "$img" "$f" ::
+# Deletes the common trees of other keys but the newest finished one: two checkouts on different
+# recipes that share a cache (worktrees of one repository) would otherwise rebuild each other's.
+drop_old_trees() {
+    local d kept=
+    for d in $(find "$IMAGE_CACHE" -mindepth 1 -maxdepth 1 -name 'common-*' -printf '%T@ %p\n' | sort -rn | cut -d' ' -f2-); do
+        if [ -z "$kept" ] && [ -e "$d/tree.READY" ]; then kept=$d; else rm -rf "$d"; fi
     done
-    rm -rf "$stage"
 }
 
+# The board's cmdline.txt with its root partition's PARTUUID (root=PARTUUID=@ROOT_PARTUUID@).
+# shellcheck disable=SC2317 # called by the boards' layout_image
+board_cmdline() { sed "s/@ROOT_PARTUUID@/$ROOT_PARTUUID/" "$board_dir/cmdline.txt"; }
+
 # The disk: LABEL (dos|gpt) table from sfdisk on the image file, then each partition image
-# written in place with dd. Arguments: IMG LABEL DISK_ID [PART_IMG TYPE [PARTUUID]]...
+# written in place with dd (by the boards' layout_image). Arguments:
+# IMG LABEL DISK_ID [PART_IMG TYPE [PARTUUID]]...
+# shellcheck disable=SC2317
 assemble() {
     local img=$1 label=$2 id=$3 start=8192 total=8192 script p size_s
     shift 3
@@ -313,13 +277,13 @@ assemble() {
     script="label: $label"$'\n'
     if [ "$label" = gpt ]; then script+="label-id: $id"$'\n'; else script+="label-id: 0x$id"$'\n'; fi
     local i=0 step=2; [ "$label" = gpt ] && step=3
-    while [ $i -lt ${#parts[@]} ]; do
+    while [ "$i" -lt ${#parts[@]} ]; do
         p=${parts[i]}
         if [ -n "$p" ]; then
             size_s=$(( ($(stat -c %s "$p") + 511) / 512 ))
             script+="start=$total, size=$size_s, type=${parts[i+1]}"
             [ "$label" = gpt ] && script+=", uuid=${parts[i+2]}"
-            [ "$label" = dos ] && [ $i -eq 0 ] && script+=", bootable"
+            [ "$label" = dos ] && [ "$i" -eq 0 ] && script+=", bootable"
             script+=$'\n'
             total=$(( total + (size_s + 2047) / 2048 * 2048 ))
         fi
@@ -329,7 +293,7 @@ assemble() {
     truncate -s $(( (total + 2048) * 512 )) "$img"   # + 1 MiB for the backup GPT
     sfdisk --no-reread --no-tell-kernel -q "$img" <<< "$script"
     total=$start i=0
-    while [ $i -lt ${#parts[@]} ]; do
+    while [ "$i" -lt ${#parts[@]} ]; do
         p=${parts[i]}
         if [ -n "$p" ]; then
             dd if="$p" of="$img" bs=1M seek=$(( total * 512 )) oflag=seek_bytes conv=notrunc,sparse status=none

@@ -9,20 +9,32 @@
 # the second stage on the tree shared over 9p (slower, no host support needed).
 # Everything is in functions and main runs last, so editing this file during a build is safe.
 set -euo pipefail
-# shellcheck source=tools/qemu/vm/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tools/lib/roottree.sh
+. "$VM_DIR/../../lib/roottree.sh"   # log, die, list_words, debian_mirror, mmdebstrap_arm64, binfmt (SLOW_HELPERS, DPKG_EXCLUDES)
+LOG_TAG=vm
+# $GRANDSTAND_CACHE (default <repo>/.cache) holds everything generated; the VM keeps to vm/.
+VM_CACHE=${GRANDSTAND_CACHE:-$REPO_DIR/.cache}/vm
+SUITE=${GRANDSTAND_VM_SUITE:-$TARGET_SUITE}
 
 # Modules the initramfs loads before systemd takes over: the root disk and the 9p share.
 INITRD_MODULES="crc32c_generic virtio_blk ext4 9pnet_virtio 9p"
-# Package-maintainer helpers that take minutes under emulation and produce caches nothing in
-# the VM reads (udev hardware database, MIME database, font cache): no-ops while installing.
-SLOW_HELPERS="/usr/bin/systemd-hwdb /usr/bin/update-mime-database /usr/bin/fc-cache"
-# dpkg leaves out documentation and translations.
-DPKG_EXCLUDES=(path-exclude=/usr/share/man/* path-exclude=/usr/share/doc/*
-    path-include=/usr/share/doc/*/copyright path-exclude=/usr/share/locale/*
-    path-exclude=/usr/share/info/*)
 
 stamp() { echo "$1 $((SECONDS - START))s" >> "$TMP/build-times.txt"; log "$1 ($((SECONDS - START)) s)"; }
+
+# An apt-get/apt-cache option set for a private arm64 view of $SUITE under $1 (lists, debs),
+# independent of the host's own apt state.
+APT_OPTS=()
+apt_setup() {
+    local dir=$1 mirror=$2
+    mkdir -p "$dir"/etc/apt/{apt.conf.d,preferences.d,sources.list.d} "$dir"/var/lib/apt/lists/partial \
+        "$dir"/var/cache/apt/archives/partial "$dir"/var/lib/dpkg "$dir"/debs
+    : > "$dir/var/lib/dpkg/status"
+    echo "deb [signed-by=$KEYRING] $mirror $SUITE main" > "$dir/etc/apt/sources.list"
+    APT_OPTS=(-o "Dir=$dir" -o "Dir::State::status=$dir/var/lib/dpkg/status"
+        -o APT::Architecture=arm64 -o APT::Architectures=arm64
+        -o APT::Sandbox::User=root -o Debug::NoLocking=1 -q)
+}
 
 # The kernel and busybox-static of the suite, through a private apt view; sets KVER, BUSYBOX.
 fetch_kernel() {
@@ -51,19 +63,10 @@ fetch_kernel() {
 
 # The whole root tree, configured in an arm64 chroot on the host (qemu-user via binfmt_misc).
 rootfs_binfmt() {
-    local o dpkgopts=(--dpkgopt=force-unsafe-io) divert restore
-    for o in "${DPKG_EXCLUDES[@]}"; do dpkgopts+=("--dpkgopt=$o"); done
-    # shellcheck disable=SC2016 # $1 and $f expand in mmdebstrap's hook shell
-    divert='for f in '"$SLOW_HELPERS"'; do
-        chroot "$1" dpkg-divert --quiet --local --rename --add "$f"
-        printf "#!/bin/sh\nexit 0\n" > "$1$f"; chmod 755 "$1$f"; done'
-    # shellcheck disable=SC2016
-    restore='for f in '"$SLOW_HELPERS"'; do
-        rm -f "$1$f"; chroot "$1" dpkg-divert --quiet --local --rename --remove "$f"; done'
     log "arm64 runs through binfmt_misc: configuring packages in a chroot (mmdebstrap)"
-    mmdebstrap --mode=root --arch=arm64 --variant=essential --include="${PACKAGES// /,}" \
-        "${dpkgopts[@]}" --essential-hook="$divert" --customize-hook="$restore" \
-        "$SUITE" "$ROOT" "deb [signed-by=$KEYRING] $MIRROR $SUITE main" 2>&1 | sed 's/^/  /' >&2
+    # shellcheck disable=SC2086 # the helper list is words
+    mmdebstrap_arm64 "$ROOT" "$SUITE" main "$PACKAGES" "$SLOW_HELPERS" \
+        --customize-hook="$(restore_helpers $SLOW_HELPERS)"
     stamp "rootfs configured (mmdebstrap, binfmt)"
 }
 
@@ -74,7 +77,7 @@ rootfs_foreign() {
     log "no binfmt_misc emulation: debootstrap --foreign now, second stage inside the VM"
     mkdir -p "$VM_CACHE/debootstrap-debs"
     debootstrap --foreign --arch=arm64 --variant=minbase --include="${PACKAGES// /,}" \
-        --cache-dir="$VM_CACHE/debootstrap-debs" "$SUITE" "$ROOT" "$MIRROR" 2>&1 | sed 's/^/  /' >&2
+        --cache-dir="$VM_CACHE/debootstrap-debs" "$SUITE" "$ROOT" "$MIRROR" 2>&1 | indent
     mkdir -p "$ROOT/etc/dpkg/dpkg.cfg.d"
     printf '%s\n' force-unsafe-io "${DPKG_EXCLUDES[@]}" > "$ROOT/etc/dpkg/dpkg.cfg.d/90-grandstand-vm"
     for f in $SLOW_HELPERS; do
@@ -165,10 +168,13 @@ finish() {
 
 main() {
     [ "$(id -u)" -eq 0 ] || die "building the VM image needs root (chroot, device nodes, binfmt_misc)"
-    PACKAGES=$(sed -e 's/#.*//' "$VM_DIR/packages.list" | xargs)
+    PACKAGES=$(list_words "$VM_DIR/packages.list")
     # shellcheck disable=SC2086,SC2116 # word splitting joins the lists with single spaces
     PACKAGES=$(echo $PACKAGES ${GRANDSTAND_VM_EXTRA_PACKAGES:-})
-    KEY=$({ cat "$VM_DIR/build-base.sh" "$VM_DIR/lib.sh" "$VM_DIR/initramfs/init"
+    # This script, the library functions it builds with, the guest's init, the package set.
+    KEY=$({ cat "$VM_DIR/build-base.sh" "$VM_DIR/initramfs/init"
+            declare -f mmdebstrap_arm64 divert_helpers restore_helpers binfmt_setup binfmt_works_in_chroot
+            echo "$SLOW_HELPERS ${DPKG_EXCLUDES[*]}"
             echo "$SUITE $PACKAGES"; } | sha256sum | cut -c1-16)
     BASE=$VM_CACHE/base-$KEY
     if [ -e "$BASE/READY" ]; then echo "$BASE"; return; fi
@@ -182,7 +188,7 @@ main() {
     ROOT=$TMP/rootfs
     rm -rf "$TMP"
     mkdir -p "$TMP"
-    MIRROR=$(host_mirror)
+    MIRROR=$(debian_mirror "$SUITE")
     log "building VM base $KEY from $MIRROR $SUITE (arm64)"
     fetch_kernel
     trap binfmt_cleanup EXIT
