@@ -110,5 +110,5 @@ private final class ReaderBox: Sendable {
     init(_ reader: sending JournalReader) { slot = Mutex(reader) }
 
     /// The reader, once (nil after).
-    func take() -> JournalReader? { slot.withLock { reader in defer { reader = nil }; return reader } }
+    func take() -> JournalReader? { slot.withLock { reader in let taken = reader; reader = nil; return taken } }
 }

@@ -77,7 +77,7 @@ public final class Reporter: Sendable {
     public func start() throws(RuntimeError) {
         try thread.withLock { (thread: inout ServiceThread?) throws(RuntimeError) in
             thread = try ServiceThread(name: "reporter") { [self] stop in
-                guard var loop = handover.withLock({ $0.take() }) else { return }
+                guard var loop = handover.withLock({ loop in let taken = loop; loop = nil; return taken }) else { return }
                 run(&loop, stop)
             }
         }

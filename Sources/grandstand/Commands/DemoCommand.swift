@@ -157,7 +157,7 @@ final class DemoStreamer: Sendable {
     func start() throws(RuntimeError) {
         try thread.withLock { (thread: inout ServiceThread?) throws(RuntimeError) in
             thread = try ServiceThread(name: "demo-streamer") { [self] stop in
-                guard let session = handover.withLock({ $0.take() }) else { return }
+                guard let session = handover.withLock({ session in let taken = session; session = nil; return taken }) else { return }
                 var clock = SendClock()
                 while !stop.isRaised {
                     do {
