@@ -201,6 +201,7 @@ public final class ContentCache: ReceivedFileSink, Sendable {
     /// `GET /api/v1/cache/policy`: the limits, the usage and why downloads are held, if they are.
     func policyStatus() -> JSONValue {
         let usage = usage()
+        let journalBytes = state.withLock { $0.store.journalBytes }
         var blocks = policy.blocks(usage, nowSeconds: now() / 1_000_000_000)
         blocks.removeAll { $0 == .concurrencyLimit }
         return .object([
@@ -213,7 +214,7 @@ public final class ContentCache: ReceivedFileSink, Sendable {
             ("downloadedTodayBytes", .number(Double(usage.downloadedTodayBytes))),
             ("permittedHours", .array(policy.permittedHours.map { .string($0.description) })),
             ("diskFloorBytes", .number(Double(policy.diskFloorBytes))), ("freeDiskBytes", .number(Double(usage.freeDiskBytes))),
-            ("journalBytes", .number(Double(state.withLock { $0.store.journalBytes }))),
+            ("journalBytes", .number(Double(journalBytes))),
         ])
     }
 
