@@ -4,20 +4,25 @@ import FoundationEssentials
 import Foundation
 #endif
 import GrandstandCore
+import Synchronization
 import WiFi
 import GrandstandIngest
 import GrandstandServing
 
 /// Gathers a `HealthObservation` for the health thread: channels and counters from the ingest
 /// snapshot and the video channels, and the Wi-Fi station's link (operstate from sysfs, the
-/// associated BSSID from nl80211, polled every `wifiPollNanoseconds`). Health thread only.
-final class HealthInputs {
+/// associated BSSID from nl80211, polled every `wifiPollNanoseconds`). Called on the health
+/// thread; the poll's socket and last answer sit behind a lock all the same (uncontended).
+final class HealthInputs: Sendable {
     private let wifiInterface: String?
     private let ingest: (@Sendable () -> IngestSnapshot)?
     private let gateway: Gateway
-    private var socket: NL80211Socket?
-    private var wifi: HealthObservation.WiFi?
-    private var nextWiFiPoll: Int64 = 0
+    private struct WiFiPoll {
+        var socket: NL80211Socket?
+        var wifi: HealthObservation.WiFi?
+        var nextPoll: Int64 = 0
+    }
+    private let poll = Mutex(WiFiPoll())
     private let wifiPollNanoseconds: Int64 = 2_000_000_000
 
     init(config: GatewayConfig, ingest: (@Sendable () -> IngestSnapshot)?, gateway: Gateway) {
@@ -41,8 +46,14 @@ final class HealthInputs {
 
     private func pollWiFi(now: Int64) -> HealthObservation.WiFi? {
         guard let name = wifiInterface else { return nil }
-        guard now >= nextWiFiPoll else { return wifi }
-        nextWiFiPoll = now + wifiPollNanoseconds
+        return poll.withLock { poll in
+            guard now >= poll.nextPoll else { return poll.wifi }
+            poll.nextPoll = now + wifiPollNanoseconds
+            return Self.readWiFi(name, socket: &poll.socket, into: &poll.wifi)
+        }
+    }
+
+    private static func readWiFi(_ name: String, socket: inout NL80211Socket?, into wifi: inout HealthObservation.WiFi?) -> HealthObservation.WiFi? {
         let operstate = FileManager.default.contents(atPath: "/sys/class/net/\(name)/operstate")
             .flatMap { String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isWhitespace).first.map(String.init) }
         var bssid: String?

@@ -6,9 +6,11 @@ import Glibc
 /// condition variable on CLOCK_MONOTONIC that every wait sits on, so raising it ends any wait
 /// (a backoff, a tick, a drain) at once instead of after the next poll.
 public final class StopSignal: @unchecked Sendable {
-    // @unchecked: `raised` and `generationCount` are read and written only with `mutex` held;
-    // the mutex and condition live on their own allocations (stable addresses) for the
-    // object's lifetime.
+    // @unchecked: wraps a pthread_mutex_t and a pthread_cond_t the compiler cannot see (a
+    // condition wait needs the very mutex it sleeps on, which `Synchronization.Mutex` does not
+    // expose). `raised` and `generationCount` are read and written only with `mutex` held
+    // (`locked`, `waitOnce`); the mutex and condition live on their own allocations (stable
+    // addresses) from init to deinit.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var raised = false

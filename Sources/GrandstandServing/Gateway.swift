@@ -3,6 +3,7 @@ import Glibc
 #endif
 import GrandstandCore
 import GrandstandRuntime
+import Synchronization
 import HTTPServer
 import GrandstandIngest
 
@@ -10,9 +11,7 @@ import GrandstandIngest
 /// video channel (created when the channel is added, finished on removal and dropped after its
 /// window), a small ring of recent messages per data channel, and the channel list. A serving
 /// thread expires held requests and refreshes thumbnails off the capture thread.
-public final class Gateway: @unchecked Sendable {
-    // @unchecked: `channels`, `video`, `data` are only touched under `lock`; each VideoChannel
-    // has its own lock.
+public final class Gateway: Sendable {
     struct DataMessage: Sendable {
         /// 1, 2, … per data channel since the daemon started (the SSE event id).
         var sequence: Int
@@ -20,7 +19,7 @@ public final class Gateway: @unchecked Sendable {
         var payload: [UInt8]
     }
 
-    public struct Settings {
+    public struct Settings: Sendable {
         var segmenter = SegmenterConfiguration()
         var window = WindowConfiguration()
         /// How long a removed channel's playlists stay (its window), seconds.
@@ -47,13 +46,16 @@ public final class Gateway: @unchecked Sendable {
     }
 
     let settings: Settings
-    private let lock = Lock()
-    private var channelList: [Channel] = []
-    private var video: [String: VideoChannel] = [:]
-    private var data: [String: [DataMessage]] = [:]
-    /// Summed health counters of video channels already dropped, so totals never go backwards.
-    private var retiredHealthTotals: [String: Int64] = [:]
-    private var thread: ServiceThread?
+    /// The channel list, the video channels (each with its own lock) and the data rings.
+    private struct State {
+        var channelList: [Channel] = []
+        var video: [String: VideoChannel] = [:]
+        var data: [String: [DataMessage]] = [:]
+        /// Summed health counters of video channels already dropped, so totals never go backwards.
+        var retiredHealthTotals: [String: Int64] = [:]
+    }
+    private let state = Mutex(State())
+    private let thread = Mutex<ServiceThread?>(nil)
     private let clock: any Clock
     private let thumbnails = Thumbnailer()
     /// Server-Sent Events subscribers of the data channels (FanEvents.swift).
@@ -92,11 +94,11 @@ public final class Gateway: @unchecked Sendable {
             case .gap(let id, let lost, let time):
                 videoChannel(id)?.gap(lostPackets: lost, timestampNanoseconds: time)
             case .dataMessage(let id, let payload, let time):
-                lock.withLock {
-                    guard let ring = data[id] else { return }
+                state.withLock { state in
+                    guard let ring = state.data[id] else { return }
                     let message = DataMessage(sequence: (ring.last?.sequence ?? 0) + 1, timestampNanoseconds: time, payload: Array(payload))
-                    data[id]?.append(message)
-                    if ring.count + 1 > settings.dataRingSize { data[id]?.removeFirst(ring.count + 1 - settings.dataRingSize) }
+                    state.data[id]?.append(message)
+                    if ring.count + 1 > settings.dataRingSize { state.data[id]?.removeFirst(ring.count + 1 - settings.dataRingSize) }
                     // Under the lock, like `withDataMessages`: a new subscriber misses and repeats nothing.
                     dataEvents.publish(id, message)
                 }
@@ -111,29 +113,29 @@ public final class Gateway: @unchecked Sendable {
         files.apply(changes)
         let now = clock.wallNanoseconds()
         var finished: [VideoChannel] = [], replaced: [VideoChannel] = []
-        lock.withLock {
+        state.withLock { state in
             for change in changes {
                 let channel = change.channel
                 switch change {
                 case .added, .updated:
-                    channelList.removeAll { $0.id == channel.id }
-                    channelList.append(channel)
+                    state.channelList.removeAll { $0.id == channel.id }
+                    state.channelList.append(channel)
                     switch channel.kind {
                     case .video:
-                        if video[channel.id]?.removedAtNanoseconds != nil || video[channel.id] == nil {
-                            if let old = video[channel.id] { finished.append(old); replaced.append(old) }
-                            video[channel.id] = VideoChannel(id: channel.id, segmenter: settings.segmenter, window: settings.window,
+                        if state.video[channel.id]?.removedAtNanoseconds != nil || state.video[channel.id] == nil {
+                            if let old = state.video[channel.id] { finished.append(old); replaced.append(old) }
+                            state.video[channel.id] = VideoChannel(id: channel.id, segmenter: settings.segmenter, window: settings.window,
                                                              storage: settings.memoryFileSegments ? MemoryFileSegmentBuffer.factory : ArraySegmentBuffer.factory,
                                                              healthQueueBytes: settings.videoHealth ? settings.healthQueueBytes : nil)
                         }
                     case .data, .file:
-                        if data[channel.id] == nil { data[channel.id] = [] }
+                        if state.data[channel.id] == nil { state.data[channel.id] = [] }
                     default:
                         break
                     }
                 case .removed:
-                    channelList.removeAll { $0.id == channel.id }
-                    if let old = video[channel.id] { finished.append(old) }
+                    state.channelList.removeAll { $0.id == channel.id }
+                    if let old = state.video[channel.id] { finished.append(old) }
                 }
             }
         }
@@ -142,30 +144,31 @@ public final class Gateway: @unchecked Sendable {
         retireHealthCounters(of: replaced)
     }
 
-    public func videoChannel(_ id: String) -> VideoChannel? { lock.withLock { video[id] } }
+    public func videoChannel(_ id: String) -> VideoChannel? { state.withLock { $0.video[id] } }
 
     /// The listed channels, plus removed video channels still inside their window.
-    public var channels: [Channel] { lock.withLock { channelList } }
+    public var channels: [Channel] { state.withLock { $0.channelList } }
 
-    func dataMessages(_ id: String) -> [DataMessage]? { lock.withLock { data[id] } }
+    func dataMessages(_ id: String) -> [DataMessage]? { state.withLock { $0.data[id] } }
 
     /// Runs `body` on a data channel's ring under the gateway's lock (nil: no such channel), so
     /// an SSE subscription taken there is atomic with respect to new messages.
-    func withDataMessages<T>(_ id: String, _ body: ([DataMessage]) -> T) -> T? { lock.withLock { data[id].map(body) } }
+    func withDataMessages<T: Sendable>(_ id: String, _ body: ([DataMessage]) -> T) -> T? { state.withLock { $0.data[id].map(body) } }
 
-    var videoChannels: [VideoChannel] { lock.withLock { video.values.sorted { $0.id < $1.id } } }
+    var videoChannels: [VideoChannel] { state.withLock { $0.video.values.sorted { $0.id < $1.id } } }
 
     // MARK: Serving thread
 
     /// Starts the serving thread (`serving`): expiry of held requests, thumbnails, retired channels.
     public func start() throws(RuntimeError) {
-        thread = try ServiceThread(name: "serving") { [self] stop in run(stop) }
+        try thread.withLock { (thread: inout ServiceThread?) throws(RuntimeError) in
+            thread = try ServiceThread(name: "serving") { [self] stop in run(stop) }
+        }
     }
 
     /// Stops the serving thread and answers every held request (before the listeners stop).
     public func stop() {
-        thread?.stop()
-        thread = nil
+        thread.withLock { thread in defer { thread = nil }; return thread }?.stop()
         for channel in videoChannels {
             channel.releaseAll()
             channel.stopHealth()
@@ -191,9 +194,9 @@ public final class Gateway: @unchecked Sendable {
 
     /// Drops removed video channels whose window has passed (their health counters go to the totals).
     func dropExpired(now: Int64) {
-        let dropped = lock.withLock { () -> [VideoChannel] in
-            let old = video.values.filter { ($0.removedAtNanoseconds ?? Int64.max) <= now - settings.keepRemovedNanoseconds }
-            for channel in old { video[channel.id] = nil }
+        let dropped = state.withLock { state -> [VideoChannel] in
+            let old = state.video.values.filter { ($0.removedAtNanoseconds ?? Int64.max) <= now - settings.keepRemovedNanoseconds }
+            for channel in old { state.video[channel.id] = nil }
             return old
         }
         for channel in dropped {
@@ -206,11 +209,11 @@ public final class Gateway: @unchecked Sendable {
     private func retireHealthCounters(of channels: [VideoChannel]) {
         guard !channels.isEmpty else { return }
         let counters = channels.flatMap { $0.summary.statistics.filter { Self.summedHealthKeys.contains($0.0) } }
-        lock.withLock { for (key, value) in counters { retiredHealthTotals[key, default: 0] += value } }
+        state.withLock { state in for (key, value) in counters { state.retiredHealthTotals[key, default: 0] += value } }
     }
 
     /// The health counters of dropped channels (added to the totals by `stats(merging:)`).
-    var retiredHealthCounters: [String: Int64] { lock.withLock { retiredHealthTotals } }
+    var retiredHealthCounters: [String: Int64] { state.withLock { $0.retiredHealthTotals } }
 }
 
 #if canImport(Glibc)

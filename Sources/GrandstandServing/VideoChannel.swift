@@ -2,53 +2,145 @@ import GrandstandCore
 import GrandstandRuntime
 import HTTPServer
 import MediaCodec
+import Synchronization
 
 /// One video channel's HLS state: its packager, the requests blocked on it (blocking playlist
 /// reloads and preload-hinted parts) and its latest thumbnail. Everything behind one lock:
 /// the capture thread feeds it, HTTP handlers and the serving timer read it.
-public final class VideoChannel: @unchecked Sendable {
-    // @unchecked: every mutable field is only touched under `lock`.
+public final class VideoChannel: Sendable {
     enum Waiting {
         case live
         case resource(String)
     }
 
     let id: String
-    private let lock = Lock()
-    private var packager: HLSPackager
-    private var blocked = BlockedRequests<Int>()
-    private var waiting: [Int: (responder: HTTPResponder, kind: Waiting)] = [:]
-    private var nextToken = 0
-    /// Set when the channel left the list: playlists end (ENDLIST) and it is dropped later.
-    public private(set) var removedAtNanoseconds: Int64?
-    /// Capture time of the last packet and monotonic time of the last published part.
-    private var lastPacketNanoseconds: Int64?
-    private var thumbnail: [UInt8]?
-    private var thumbnailSegment = -1
-    /// The live playlist answer (text and ETag) until the window next changes: polling clients
-    /// share one rendering instead of one each.
-    private var liveAnswer: HTTPResponse?
-    /// Segment and part answers made since the window last changed (at most 4 MiB of media):
-    /// fans ask for the same newest parts, and a shared answer costs no copy of the media.
-    private var mediaAnswers: [String: HTTPResponse] = [:]
-    private var mediaAnswerBytes = 0
-    /// Distinguishes this packager's segments from an earlier one's of the same channel (ETags).
-    private let instance = String(UInt64(SystemClock().wallNanoseconds()), radix: 36)
-    /// Arrival of the first packet of the part being received (the datagram that completed the
-    /// previous part carries it), and how late parts were listed.
-    private var partArrivalNanoseconds: Int64?
-    private var publishLatency = PublishLatency()
     /// Decode health on its own thread (nil when `hls.videoHealth` is off); has its own lock.
     private let health: VideoHealthWorker?
     /// Completed segments for recordings (Records/SegmentTap.swift); has its own lock.
     public let tap = SegmentTap()
 
+    private struct State {
+        let id: String
+        /// Distinguishes this packager's segments from an earlier one's of the same channel (ETags).
+        let instance: String
+        var packager: HLSPackager
+        var blocked = BlockedRequests<Int>()
+        var waiting: [Int: (responder: HTTPResponder, kind: Waiting)] = [:]
+        var nextToken = 0
+        /// Set when the channel left the list: playlists end (ENDLIST) and it is dropped later.
+        var removedAtNanoseconds: Int64?
+        /// Capture time of the last packet and monotonic time of the last published part.
+        var lastPacketNanoseconds: Int64?
+        var thumbnail: [UInt8]?
+        var thumbnailSegment = -1
+        /// The live playlist answer (text and ETag) until the window next changes: polling clients
+        /// share one rendering instead of one each.
+        var liveAnswer: HTTPResponse?
+        /// Segment and part answers made since the window last changed (at most 4 MiB of media):
+        /// fans ask for the same newest parts, and a shared answer costs no copy of the media.
+        var mediaAnswers: [String: HTTPResponse] = [:]
+        var mediaAnswerBytes = 0
+        /// Arrival of the first packet of the part being received (the datagram that completed the
+        /// previous part carries it), and how late parts were listed.
+        var partArrivalNanoseconds: Int64?
+        var publishLatency = PublishLatency()
+
+        /// The window changed: cached answers are stale.
+        mutating func forgetAnswers() {
+            liveAnswer = nil
+            mediaAnswers = [:]
+            mediaAnswerBytes = 0
+        }
+
+        /// Times the parts just published against their first packet's arrival.
+        mutating func recordPublished(_ parts: [HLSPackager.PartName], arrival: Int64) {
+            let now = SystemClock().wallNanoseconds()
+            if let first = partArrivalNanoseconds {
+                for name in parts {
+                    guard let part = packager.window.segments.last(where: { $0.mediaSequence == name.mediaSequence })?
+                        .parts.first(where: { $0.index == name.index }) else { continue }
+                    publishLatency.record(publishedNanoseconds: now, firstArrivalNanoseconds: first,
+                                          durationNanoseconds: MediaClock.nanoseconds(ticks: part.durationTicks))
+                }
+            }
+            partArrivalNanoseconds = arrival
+        }
+
+        /// Answers every held request the window can now answer.
+        mutating func resolve() -> [(HTTPResponder, HTTPResponse)] {
+            var ready: [(HTTPResponder, HTTPResponse)] = []
+            for (token, outcome) in blocked.resolve(window: packager.window) {
+                guard let entry = waiting.removeValue(forKey: token) else { continue }
+                switch outcome {
+                case .ready:
+                    switch entry.kind {
+                    case .live: ready.append((entry.responder, liveResponse()))
+                    case .resource(let name): ready.append((entry.responder, mediaResponse(name)))
+                    }
+                case .badRequest(let why): ready.append((entry.responder, .text(400, why)))
+                case .notFound, .timedOut: ready.append((entry.responder, .text(404, "not found")))
+                }
+            }
+            return ready
+        }
+
+        mutating func hold(_ request: BlockedRequests<Int>.Request, _ kind: Waiting, _ responder: HTTPResponder, now: Int64) {
+            nextToken += 1
+            blocked.add(nextToken, request, window: packager.window, nowNanoseconds: now)
+            waiting[nextToken] = (responder, kind)
+        }
+
+        mutating func mediaResponse(_ name: String) -> HTTPResponse {
+            if let answer = mediaAnswers[name] { return answer }
+            let answer = makeMediaResponse(name)
+            if answer.status == 200 {
+                if mediaAnswerBytes + answer.body.count > 4 << 20 { mediaAnswers = [:]; mediaAnswerBytes = 0 }
+                mediaAnswers[name] = answer
+                mediaAnswerBytes += answer.body.count   // 0 for memory-file answers: they hold no copy
+            }
+            return answer
+        }
+
+        func makeMediaResponse(_ name: String) -> HTTPResponse {
+            switch packager.resource(named: name) {
+            case .media(let bytes), .gap(let bytes):
+                // Complete segments and parts never change: clients and caches may keep them. Not
+                // for long: a restarted channel reuses the names (docs/serving.md). The strong tag
+                // names this packager's instance, so a restart never repeats one.
+                return HTTPResponse(status: 200, headers: [("Content-Type", "video/mp2t"),
+                                                           ("Cache-Control", "public, max-age=60, immutable"),
+                                                           ("ETag", EntityTag.strong("\(id).\(instance).\(name.dropLast(3))"))],
+                                    bytes: bytes)
+            case .notYetAvailable, .notFound:
+                return .text(404, "no such segment or part")
+            }
+        }
+
+        mutating func liveResponse() -> HTTPResponse {
+            if let liveAnswer { return liveAnswer }
+            var answer = VideoChannel.playlistResponse(packager.livePlaylist())
+            answer.headers.append(("ETag", EntityTag.forBody(answer.body)))
+            liveAnswer = answer
+            return answer
+        }
+
+        func bitRate() -> Int {
+            let segments = packager.window.completeSegments
+            let ticks = segments.reduce(Int64(0)) { $0 + $1.durationTicks }
+            guard ticks > 0 else { return 0 }
+            let bytes = segments.reduce(0) { $0 + $1.bytes.count }
+            return Int(Int64(bytes) * 8 * 90_000 / ticks)
+        }
+    }
+    private let state: Mutex<State>
+
     init(id: String, segmenter: SegmenterConfiguration = SegmenterConfiguration(),
          window: WindowConfiguration = WindowConfiguration(),
          storage: @escaping SegmentBufferFactory = MemoryFileSegmentBuffer.factory, healthQueueBytes: Int? = nil) {
         self.id = id
-        packager = HLSPackager(segmenter: segmenter, window: window, keyframeDetector: ParserKeyframeDetector(),
-                               storage: storage)
+        state = Mutex(State(id: id, instance: String(UInt64(SystemClock().wallNanoseconds()), radix: 36),
+                            packager: HLSPackager(segmenter: segmenter, window: window, keyframeDetector: ParserKeyframeDetector(),
+                                                  storage: storage)))
         health = healthQueueBytes.flatMap { try? VideoHealthWorker(capacityBytes: $0) }   // no thread: no health counters
     }
 
@@ -64,147 +156,76 @@ public final class VideoChannel: @unchecked Sendable {
     func holdHealth() { health?.hold() }
     func resumeHealth() { health?.resume() }
 
+    /// Set when the channel left the list: playlists end (ENDLIST) and it is dropped later.
+    public var removedAtNanoseconds: Int64? { state.withLock { $0.removedAtNanoseconds } }
+
     // MARK: Input (capture thread)
 
     func ingest(_ packets: ArraySlice<UInt8>, timestampNanoseconds: Int64) {
         health?.submit(packets)
-        let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
-            lastPacketNanoseconds = timestampNanoseconds
-            let update = packager.ingest(packets, timestampNanoseconds: timestampNanoseconds)
-            if !update.isEmpty { liveAnswer = nil; mediaAnswers = [:]; mediaAnswerBytes = 0 }
-            if !update.partsPublished.isEmpty { recordPublishedLocked(update.partsPublished, arrival: timestampNanoseconds) }
-            if !update.segmentsCompleted.isEmpty { tap.offer(update.segmentsCompleted, from: packager.window) }
-            return update.isEmpty ? [] : resolveLocked()
+        let ready = state.withLock { state -> [(HTTPResponder, HTTPResponse)] in
+            state.lastPacketNanoseconds = timestampNanoseconds
+            let update = state.packager.ingest(packets, timestampNanoseconds: timestampNanoseconds)
+            if !update.isEmpty { state.forgetAnswers() }
+            if !update.partsPublished.isEmpty { state.recordPublished(update.partsPublished, arrival: timestampNanoseconds) }
+            if !update.segmentsCompleted.isEmpty { tap.offer(update.segmentsCompleted, from: state.packager.window) }
+            return update.isEmpty ? [] : state.resolve()
         }
         for (responder, response) in ready { responder.respond(response) }
     }
 
     func gap(lostPackets: Int, timestampNanoseconds: Int64) {
         health?.gap()
-        let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
-            partArrivalNanoseconds = nil   // nothing is listed until the next keyframe
-            let update = packager.gap(lostPackets: lostPackets, timestampNanoseconds: timestampNanoseconds)
-            if !update.isEmpty { liveAnswer = nil; mediaAnswers = [:]; mediaAnswerBytes = 0 }
-            return update.isEmpty ? [] : resolveLocked()
+        let ready = state.withLock { state -> [(HTTPResponder, HTTPResponse)] in
+            state.partArrivalNanoseconds = nil   // nothing is listed until the next keyframe
+            let update = state.packager.gap(lostPackets: lostPackets, timestampNanoseconds: timestampNanoseconds)
+            if !update.isEmpty { state.forgetAnswers() }
+            return update.isEmpty ? [] : state.resolve()
         }
         for (responder, response) in ready { responder.respond(response) }
-    }
-
-    /// Times the parts just published against their first packet's arrival. Caller holds the lock.
-    private func recordPublishedLocked(_ parts: [HLSPackager.PartName], arrival: Int64) {
-        let now = SystemClock().wallNanoseconds()
-        if let first = partArrivalNanoseconds {
-            for name in parts {
-                guard let part = packager.window.segments.last(where: { $0.mediaSequence == name.mediaSequence })?
-                    .parts.first(where: { $0.index == name.index }) else { continue }
-                publishLatency.record(publishedNanoseconds: now, firstArrivalNanoseconds: first,
-                                      durationNanoseconds: MediaClock.nanoseconds(ticks: part.durationTicks))
-            }
-        }
-        partArrivalNanoseconds = arrival
     }
 
     /// The channel left the list: complete the last segment and end the playlists.
     func finish(at now: Int64) {
-        let ready = lock.withLock { () -> [(HTTPResponder, HTTPResponse)] in
-            guard removedAtNanoseconds == nil else { return [] }
-            removedAtNanoseconds = now
+        let ready = state.withLock { state -> [(HTTPResponder, HTTPResponse)] in
+            guard state.removedAtNanoseconds == nil else { return [] }
+            state.removedAtNanoseconds = now
             health?.finish()
-            _ = packager.finish()
-            liveAnswer = nil
-            mediaAnswers = [:]
-            mediaAnswerBytes = 0
-            return resolveLocked()
+            _ = state.packager.finish()
+            state.forgetAnswers()
+            return state.resolve()
         }
         for (responder, response) in ready { responder.respond(response) }
-    }
-
-    /// Answers every held request the window can now answer. Caller holds the lock.
-    private func resolveLocked() -> [(HTTPResponder, HTTPResponse)] {
-        var ready: [(HTTPResponder, HTTPResponse)] = []
-        for (token, outcome) in blocked.resolve(window: packager.window) {
-            guard let entry = waiting.removeValue(forKey: token) else { continue }
-            switch outcome {
-            case .ready:
-                switch entry.kind {
-                case .live: ready.append((entry.responder, liveResponseLocked()))
-                case .resource(let name): ready.append((entry.responder, mediaResponseLocked(name)))
-                }
-            case .badRequest(let why): ready.append((entry.responder, .text(400, why)))
-            case .notFound, .timedOut: ready.append((entry.responder, .text(404, "not found")))
-            }
-        }
-        return ready
     }
 
     // MARK: Requests (HTTP threads)
 
     /// `live.m3u8` with optional `_HLS_msn`/`_HLS_part`: now, held (nil), or 400.
     func livePlaylist(_ reload: ReloadRequest, responder: HTTPResponder, now: Int64) -> HTTPResponse? {
-        lock.withLock {
-            switch packager.reloadDecision(msn: reload.msn, part: reload.part) {
-            case .respondNow: return liveResponseLocked()
+        state.withLock { state in
+            switch state.packager.reloadDecision(msn: reload.msn, part: reload.part) {
+            case .respondNow: return state.liveResponse()
             case .badRequest(let why): return .text(400, why)
             case .wait:
-                hold(.playlist(msn: reload.msn ?? 0, part: reload.part), .live, responder, now: now)
+                state.hold(.playlist(msn: reload.msn ?? 0, part: reload.part), .live, responder, now: now)
                 return nil
             }
         }
     }
 
     func rewindPlaylist(_ position: RewindPosition) -> HTTPResponse {
-        lock.withLock { Self.playlistResponse(packager.rewindPlaylist(position)) }
+        state.withLock { Self.playlistResponse($0.packager.rewindPlaylist(position)) }
     }
 
     /// A segment or part; the hinted next part is held until published.
     func resource(_ name: String, responder: HTTPResponder, now: Int64) -> HTTPResponse? {
-        lock.withLock {
-            if case .notYetAvailable = packager.resource(named: name) {
-                hold(.resource(name: name), .resource(name), responder, now: now)
+        state.withLock { state in
+            if case .notYetAvailable = state.packager.resource(named: name) {
+                state.hold(.resource(name: name), .resource(name), responder, now: now)
                 return nil
             }
-            return mediaResponseLocked(name)
+            return state.mediaResponse(name)
         }
-    }
-
-    private func hold(_ request: BlockedRequests<Int>.Request, _ kind: Waiting, _ responder: HTTPResponder, now: Int64) {
-        nextToken += 1
-        blocked.add(nextToken, request, window: packager.window, nowNanoseconds: now)
-        waiting[nextToken] = (responder, kind)
-    }
-
-    private func mediaResponseLocked(_ name: String) -> HTTPResponse {
-        if let answer = mediaAnswers[name] { return answer }
-        let answer = makeMediaResponseLocked(name)
-        if answer.status == 200 {
-            if mediaAnswerBytes + answer.body.count > 4 << 20 { mediaAnswers = [:]; mediaAnswerBytes = 0 }
-            mediaAnswers[name] = answer
-            mediaAnswerBytes += answer.body.count   // 0 for memory-file answers: they hold no copy
-        }
-        return answer
-    }
-
-    private func makeMediaResponseLocked(_ name: String) -> HTTPResponse {
-        switch packager.resource(named: name) {
-        case .media(let bytes), .gap(let bytes):
-            // Complete segments and parts never change: clients and caches may keep them. Not
-            // for long: a restarted channel reuses the names (docs/serving.md). The strong tag
-            // names this packager's instance, so a restart never repeats one.
-            return HTTPResponse(status: 200, headers: [("Content-Type", "video/mp2t"),
-                                                       ("Cache-Control", "public, max-age=60, immutable"),
-                                                       ("ETag", EntityTag.strong("\(id).\(instance).\(name.dropLast(3))"))],
-                                bytes: bytes)
-        case .notYetAvailable, .notFound:
-            return .text(404, "no such segment or part")
-        }
-    }
-
-    private func liveResponseLocked() -> HTTPResponse {
-        if let liveAnswer { return liveAnswer }
-        var answer = Self.playlistResponse(packager.livePlaylist())
-        answer.headers.append(("ETag", EntityTag.forBody(answer.body)))
-        liveAnswer = answer
-        return answer
     }
 
     static func playlistResponse(_ text: String) -> HTTPResponse {
@@ -217,9 +238,9 @@ public final class VideoChannel: @unchecked Sendable {
 
     /// Answers held requests whose deadline passed: 503 for playlists (RFC 8216bis §6.2.5.2), 404 for parts.
     func expire(now: Int64) {
-        let expired = lock.withLock { () -> [(HTTPResponder, Waiting)] in
-            blocked.expire(nowNanoseconds: now).compactMap { token in
-                waiting.removeValue(forKey: token).map { ($0.responder, $0.kind) }
+        let expired = state.withLock { state -> [(HTTPResponder, Waiting)] in
+            state.blocked.expire(nowNanoseconds: now).compactMap { token in
+                state.waiting.removeValue(forKey: token).map { ($0.responder, $0.kind) }
             }
         }
         for (responder, kind) in expired {
@@ -232,10 +253,10 @@ public final class VideoChannel: @unchecked Sendable {
 
     /// Answers every held request (shutdown): 503.
     func releaseAll() {
-        let all = lock.withLock { () -> [HTTPResponder] in
-            let responders = waiting.values.map(\.responder)
-            waiting = [:]
-            blocked = BlockedRequests<Int>()
+        let all = state.withLock { state -> [HTTPResponder] in
+            let responders = state.waiting.values.map(\.responder)
+            state.waiting = [:]
+            state.blocked = BlockedRequests<Int>()
             return responders
         }
         for responder in all { responder.respond(.text(503, "shutting down")) }
@@ -245,27 +266,27 @@ public final class VideoChannel: @unchecked Sendable {
     /// if none is flagged) when it is newer than the last thumbnail's. A part, not the segment:
     /// the copy and its demux are a fraction of the segment's memory, four channels at a time.
     func segmentForThumbnail() -> (sequence: Int, bytes: [UInt8])? {
-        lock.withLock {
-            guard let newest = packager.window.completeSegments.last(where: { !$0.isGap }),
-                  newest.mediaSequence != thumbnailSegment else { return nil }
+        state.withLock { state in
+            guard let newest = state.packager.window.completeSegments.last(where: { !$0.isGap }),
+                  newest.mediaSequence != state.thumbnailSegment else { return nil }
             let keyframePart = newest.parts.first(where: \.independent).map { newest.bytes[$0.range] }
             return (newest.mediaSequence, (keyframePart ?? newest.bytes).array)
         }
     }
 
     func setThumbnail(_ jpeg: [UInt8]?, sequence: Int) {
-        lock.withLock {
-            thumbnailSegment = sequence
-            if let jpeg { thumbnail = jpeg }
+        state.withLock { state in
+            state.thumbnailSegment = sequence
+            if let jpeg { state.thumbnail = jpeg }
         }
     }
 
-    var thumbnailJPEG: [UInt8]? { lock.withLock { thumbnail } }
+    var thumbnailJPEG: [UInt8]? { state.withLock { $0.thumbnail } }
 
     /// Durations (90 kHz) of the complete segments held, oldest first.
-    var completeSegmentDurations: [Int64] { lock.withLock { packager.window.completeSegments.map(\.durationTicks) } }
+    var completeSegmentDurations: [Int64] { state.withLock { $0.packager.window.completeSegments.map(\.durationTicks) } }
 
-    public struct Summary {
+    public struct Summary: Sendable {
         public var live: Bool
         public var segments: Int
         var bytesHeld: Int
@@ -276,23 +297,15 @@ public final class VideoChannel: @unchecked Sendable {
         var statistics: [(String, Int64)]
     }
 
-    private func bitRateLocked() -> Int {
-        let segments = packager.window.completeSegments
-        let ticks = segments.reduce(Int64(0)) { $0 + $1.durationTicks }
-        guard ticks > 0 else { return 0 }
-        let bytes = segments.reduce(0) { $0 + $1.bytes.count }
-        return Int(Int64(bytes) * 8 * 90_000 / ticks)
-    }
-
     public var summary: Summary {
         let healthStatistics = health?.statistics ?? []
-        return lock.withLock {
-            Summary(live: removedAtNanoseconds == nil && !packager.window.completeSegments.isEmpty,
-                    segments: packager.window.completeSegments.count, bytesHeld: packager.window.bytes,
-                    lastPacketNanoseconds: lastPacketNanoseconds, hasThumbnail: thumbnail != nil,
-                    bitsPerSecond: bitRateLocked(),
-                    statistics: packager.statistics + [("hls_blocked_requests", Int64(blocked.count))] + publishLatency.statistics
-                        + healthStatistics)
+        return state.withLock { state in
+            Summary(live: state.removedAtNanoseconds == nil && !state.packager.window.completeSegments.isEmpty,
+                    segments: state.packager.window.completeSegments.count, bytesHeld: state.packager.window.bytes,
+                    lastPacketNanoseconds: state.lastPacketNanoseconds, hasThumbnail: state.thumbnail != nil,
+                    bitsPerSecond: state.bitRate(),
+                    statistics: state.packager.statistics + [("hls_blocked_requests", Int64(state.blocked.count))]
+                        + state.publishLatency.statistics + healthStatistics)
         }
     }
 }

@@ -4,7 +4,7 @@ import Glibc
 
 /// A pipe a driver loop polls beside the capture descriptor, so another thread (a signal
 /// handler's loop, a shutdown) can end a `LiveCapture.wait` at once. Both ends nonblocking.
-public final class CaptureWakeup: @unchecked Sendable {
+public final class CaptureWakeup: Sendable {
     /// The read end: readable after `signal()` until `drain()`.
     public let fileDescriptor: Int32
     private let writeEnd: Int32

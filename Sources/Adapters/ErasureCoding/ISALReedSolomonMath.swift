@@ -1,5 +1,5 @@
 import CGSISAL
-import GrandstandRuntime
+import Synchronization
 import GrandstandCore
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +10,7 @@ import Glibc
 /// decode tables once per loss pattern (which k symbols survived), then reused: a stream with a
 /// recurring loss pattern pays for one matrix inversion. The caches sit behind a mutex, so one
 /// instance may be shared, though one per channel avoids contention.
-public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
+public final class ISALReedSolomonMath: ReedSolomonMath, Sendable {
     struct Shape: Hashable {
         var k: Int
         var m: Int
@@ -48,6 +48,9 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
     /// Its survivors, missing count and a C copy of its tables are the hot path's: it reads them
     /// through the reference (no struct copy, no array retained per rebuild).
     final class Entry: @unchecked Sendable {
+        // @unchecked: `tables` is a raw pointer (ISA-L's C copy of the decode tables, which
+        // ec_encode_data reads in place), so the compiler cannot see what it points to. It is
+        // written once in init, only read after, and freed in deinit when no thread holds it.
         let decoder: ReedSolomonDecoder
         let survivors: [Int]
         let sourceCount: Int32
@@ -72,73 +75,80 @@ public final class ISALReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
 
     /// Loss patterns kept; the cache is emptied when it would grow beyond this.
     public let maxCachedPatterns: Int
-    private var codecs: [Shape: ReedSolomonCodec] = [:]
-    private var decoders: [Pattern: Entry] = [:]
-    /// The last pattern answered (kept apart: no optional tuple copied per lookup).
-    private var lastPattern: Pattern? = nil
-    private var lastEntry: Entry? = nil
-    public private(set) var decodeCacheHits = 0
-    public private(set) var decodeCacheMisses = 0
 
-    private let lock = Lock()
+    private struct Caches {
+        var codecs: [Shape: ReedSolomonCodec] = [:]
+        var decoders: [Pattern: Entry] = [:]
+        /// The last pattern answered (kept apart: no optional tuple copied per lookup).
+        var lastPattern: Pattern? = nil
+        var lastEntry: Entry? = nil
+        var hits = 0
+        var misses = 0
+
+        mutating func codec(sourceCount k: Int, repairCount m: Int) throws -> ReedSolomonCodec {
+            let shape = Shape(k: k, m: m)
+            if let codec = codecs[shape] { return codec }
+            let codec = try ReedSolomonCodec(sourceCount: k, repairCount: m)
+            if codecs.count >= 64 { codecs.removeAll() }
+            codecs[shape] = codec
+            return codec
+        }
+
+        mutating func decoder(sourceCount k: Int, repairCount m: Int, survivors: [Int], limit: Int) throws -> Entry {
+            let pattern = Pattern(shape: Shape(k: k, m: m), survivors: survivors)
+            // A stream repeats its loss pattern: the last one answers without hashing.
+            if lastPattern == pattern, let entry = lastEntry {
+                hits += 1
+                return entry
+            }
+            let entry = try lookUp(pattern, survivors: survivors, limit: limit)
+            lastPattern = pattern
+            lastEntry = entry
+            return entry
+        }
+
+        private mutating func lookUp(_ pattern: Pattern, survivors: [Int], limit: Int) throws -> Entry {
+            let k = pattern.shape.k, m = pattern.shape.m
+            if let entry = decoders[pattern] {
+                hits += 1
+                return entry
+            }
+            misses += 1
+            let entry = Entry(try codec(sourceCount: k, repairCount: m).decoder(forReceived: survivors))
+            if decoders.count >= limit { decoders.removeAll() }
+            decoders[pattern] = entry
+            return entry
+        }
+    }
+    private let caches = Mutex(Caches())
 
     public init(maxCachedPatterns: Int = 512) {
         self.maxCachedPatterns = maxCachedPatterns
     }
 
-    private func locked<R>(_ body: () throws -> R) rethrows -> R { try lock.withLock(body) }
+    public var decodeCacheHits: Int { caches.withLock { $0.hits } }
+    public var decodeCacheMisses: Int { caches.withLock { $0.misses } }
 
     /// The codec for k sources and m repairs, built on first use.
     public func codec(sourceCount k: Int, repairCount m: Int) throws -> ReedSolomonCodec {
-        try locked { try cachedCodec(sourceCount: k, repairCount: m) }
-    }
-
-    private func cachedCodec(sourceCount k: Int, repairCount m: Int) throws -> ReedSolomonCodec {
-        let shape = Shape(k: k, m: m)
-        if let codec = codecs[shape] { return codec }
-        let codec = try ReedSolomonCodec(sourceCount: k, repairCount: m)
-        if codecs.count >= 64 { codecs.removeAll() }
-        codecs[shape] = codec
-        return codec
+        try caches.withLock { try $0.codec(sourceCount: k, repairCount: m) }
     }
 
     /// The decode tables for the survivors `received` (the lowest k indices are used), cached.
     public func decoder(sourceCount k: Int, repairCount m: Int, received: some Sequence<Int>) throws -> ReedSolomonDecoder {
         let survivors = Self.lowest(k, of: received)
-        return try locked { try cachedDecoder(sourceCount: k, repairCount: m, survivors: survivors).decoder }
+        return try caches.withLock { [maxCachedPatterns] in
+            try $0.decoder(sourceCount: k, repairCount: m, survivors: survivors, limit: maxCachedPatterns).decoder
+        }
     }
 
     /// The decoder's hot path: `indices` are the survivors, usually already the k ascending ones
     /// (no copy, no set); the entry's survivors then equal `indices` (the same k-element set).
     private func decoderEntry(sourceCount k: Int, repairCount m: Int, indices: [Int]) throws -> Entry {
         let survivors = indices.count == k && Self.isAscending(indices) ? indices : Self.lowest(k, of: indices)
-        return try locked { try cachedDecoder(sourceCount: k, repairCount: m, survivors: survivors) }
-    }
-
-    private func cachedDecoder(sourceCount k: Int, repairCount m: Int, survivors: [Int]) throws -> Entry {
-        let pattern = Pattern(shape: Shape(k: k, m: m), survivors: survivors)
-        // A stream repeats its loss pattern: the last one answers without hashing.
-        if lastPattern == pattern, let entry = lastEntry {
-            decodeCacheHits += 1
-            return entry
+        return try caches.withLock { [maxCachedPatterns] in
+            try $0.decoder(sourceCount: k, repairCount: m, survivors: survivors, limit: maxCachedPatterns)
         }
-        let entry = try lookUp(pattern, survivors: survivors)
-        lastPattern = pattern
-        lastEntry = entry
-        return entry
-    }
-
-    private func lookUp(_ pattern: Pattern, survivors: [Int]) throws -> Entry {
-        let k = pattern.shape.k, m = pattern.shape.m
-        if let entry = decoders[pattern] {
-            decodeCacheHits += 1
-            return entry
-        }
-        decodeCacheMisses += 1
-        let entry = Entry(try cachedCodec(sourceCount: k, repairCount: m).decoder(forReceived: survivors))
-        if decoders.count >= maxCachedPatterns { decoders.removeAll() }
-        decoders[pattern] = entry
-        return entry
     }
 
     /// The k lowest distinct indices (already the case for the decoder's ascending lists).

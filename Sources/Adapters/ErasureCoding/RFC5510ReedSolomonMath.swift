@@ -1,5 +1,5 @@
 import CGSISAL
-import GrandstandRuntime
+import Synchronization
 import GrandstandCore
 #if canImport(Glibc)
 import Glibc
@@ -30,7 +30,7 @@ extension ReedSolomonCodec {
 /// generator (`RFC5510Generator`) over ISA-L's table-driven multiply. Codecs are cached per
 /// (k, m) and decoders per loss pattern behind a mutex. File blocks are not a hot path, so the
 /// caches are small.
-public final class RFC5510ReedSolomonMath: ReedSolomonMath, @unchecked Sendable {
+public final class RFC5510ReedSolomonMath: ReedSolomonMath, Sendable {
     private struct Shape: Hashable {
         var k: Int
         var m: Int
@@ -41,28 +41,28 @@ public final class RFC5510ReedSolomonMath: ReedSolomonMath, @unchecked Sendable 
         var survivors: [Int]
     }
 
-    private var codecs: [Shape: ReedSolomonCodec] = [:]
-    private var decoders: [Pattern: ReedSolomonDecoder] = [:]
-    private let lock = Lock()
+    private struct Caches {
+        var codecs: [Shape: ReedSolomonCodec] = [:]
+        var decoders: [Pattern: ReedSolomonDecoder] = [:]
+
+        mutating func codec(_ shape: Shape) throws -> ReedSolomonCodec {
+            if let codec = codecs[shape] { return codec }
+            guard let generator = RFC5510Generator.matrix(sourceCount: shape.k, repairCount: shape.m) else {
+                throw ErasureCodingError("RFC5510Generator.matrix", .invalidParameters(sourceCount: shape.k, repairCount: shape.m))
+            }
+            let codec = try ReedSolomonCodec(sourceCount: shape.k, repairCount: shape.m, generator: generator)
+            if codecs.count >= 32 { codecs.removeAll() }
+            codecs[shape] = codec
+            return codec
+        }
+    }
+    private let caches = Mutex(Caches())
 
     public init() {}
 
-    private func locked<R>(_ body: () throws -> R) rethrows -> R { try lock.withLock(body) }
-
     /// The RFC 5510 codec for k sources and m repairs, built on first use.
     public func codec(sourceCount k: Int, repairCount m: Int) throws -> ReedSolomonCodec {
-        try locked { try cachedCodec(Shape(k: k, m: m)) }
-    }
-
-    private func cachedCodec(_ shape: Shape) throws -> ReedSolomonCodec {
-        if let codec = codecs[shape] { return codec }
-        guard let generator = RFC5510Generator.matrix(sourceCount: shape.k, repairCount: shape.m) else {
-            throw ErasureCodingError("RFC5510Generator.matrix", .invalidParameters(sourceCount: shape.k, repairCount: shape.m))
-        }
-        let codec = try ReedSolomonCodec(sourceCount: shape.k, repairCount: shape.m, generator: generator)
-        if codecs.count >= 32 { codecs.removeAll() }
-        codecs[shape] = codec
-        return codec
+        try caches.withLock { try $0.codec(Shape(k: k, m: m)) }
     }
 
     public func encode(sourceCount k: Int, repairCount m: Int, symbolLength: Int, sources: [[UInt8]]) throws -> [[UInt8]] {
@@ -75,12 +75,12 @@ public final class RFC5510ReedSolomonMath: ReedSolomonMath, @unchecked Sendable 
     public func reconstruct(sourceCount k: Int, repairCount m: Int, symbolLength: Int,
                             received: [Int: [UInt8]]) throws -> [Int: [UInt8]] {
         let survivors = Array(Set(received.keys).sorted().prefix(k))
-        let decoder = try locked { () throws -> ReedSolomonDecoder in
+        let decoder = try caches.withLock { caches throws -> ReedSolomonDecoder in
             let pattern = Pattern(shape: Shape(k: k, m: m), survivors: survivors)
-            if let decoder = decoders[pattern] { return decoder }
-            let decoder = try cachedCodec(pattern.shape).decoder(forReceived: survivors)
-            if decoders.count >= 64 { decoders.removeAll() }
-            decoders[pattern] = decoder
+            if let decoder = caches.decoders[pattern] { return decoder }
+            let decoder = try caches.codec(pattern.shape).decoder(forReceived: survivors)
+            if caches.decoders.count >= 64 { caches.decoders.removeAll() }
+            caches.decoders[pattern] = decoder
             return decoder
         }
         return try decoder.reconstruct(received: received, length: symbolLength)

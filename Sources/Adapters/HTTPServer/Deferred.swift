@@ -1,10 +1,9 @@
-import GrandstandRuntime
+import Synchronization
 
 /// Answers one request later, from any thread (e.g. a blocking playlist reload answered when the
 /// next part is published). The connection waits (no thread held) until `respond` is called;
 /// only the first call counts.
-public final class HTTPResponder: @unchecked Sendable {
-    // @unchecked: the delivery is itself thread-safe (the event loop's: its mailbox).
+public final class HTTPResponder: Sendable {
     private let delivery: any ResponseDelivery
     private let transform: (@Sendable (HTTPResponse) -> HTTPResponse)?
 
@@ -33,21 +32,19 @@ public final class HTTPResponder: @unchecked Sendable {
 }
 
 /// Where a deferred answer goes: the engine's side of `HTTPResponder` (any thread; first wins).
-protocol ResponseDelivery: AnyObject {
+protocol ResponseDelivery: AnyObject, Sendable {
     func deliver(_ response: HTTPResponse)
 }
 
 /// `HTTPResponder(_:)`'s delivery: the first answer goes to the closure, later ones are dropped.
-final class ClosureDelivery: ResponseDelivery, @unchecked Sendable {
-    // @unchecked: `answered` is under `lock`.
+final class ClosureDelivery: ResponseDelivery {
     private let sink: @Sendable (HTTPResponse) -> Void
-    private let lock = Lock()
-    private var answered = false
+    private let answered = Mutex(false)
 
     init(_ sink: @escaping @Sendable (HTTPResponse) -> Void) { self.sink = sink }
 
     func deliver(_ response: HTTPResponse) {
-        let first: Bool = lock.withLock {
+        let first: Bool = answered.withLock { answered in
             defer { answered = true }
             return !answered
         }

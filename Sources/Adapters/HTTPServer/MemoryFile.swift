@@ -1,4 +1,5 @@
 import CGSEventLoop
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,11 +8,11 @@ import Glibc
 /// page cache, instead of copying them out of user memory for every answer (docs/serving.md,
 /// "Segment storage"). The descriptor closes with the last owner; an answer in flight holds the
 /// file (`FileBody`), so a file dropped meanwhile is still sent whole.
-public final class MemoryFile: @unchecked Sendable {
-    // @unchecked: `size` changes only in `append`, which one owner at a time calls (under its
-    // lock); readers take ranges below the size they saw, which never change (append-only).
+public final class MemoryFile: Sendable {
     public let descriptor: Int32
-    public private(set) var size = 0
+    /// Bytes written so far. Appends hold it while they write, so they follow each other;
+    /// readers take ranges below the size they saw, which never change (append-only).
+    private let written = Mutex(0)
 
     public init(name: String) throws(HTTPServerError) {
         let fd = gs_el_memfd(name)
@@ -21,19 +22,24 @@ public final class MemoryFile: @unchecked Sendable {
 
     deinit { close(descriptor) }
 
+    /// Bytes written so far.
+    public var size: Int { written.withLock { $0 } }
+
     /// Writes `bytes` at the end. On failure the size is unchanged (what was written is ignored).
     public func append(_ bytes: UnsafeRawBufferPointer) throws(HTTPServerError) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        var done = 0
-        while done < bytes.count {
-            let written = pwrite(descriptor, base + done, bytes.count - done, off_t(size + done))
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw HTTPServerError("pwrite to memory file (\(bytes.count) bytes at \(size))", errno: errno)
+        try written.withLock { (size: inout Int) throws(HTTPServerError) in
+            var done = 0
+            while done < bytes.count {
+                let count = pwrite(descriptor, base + done, bytes.count - done, off_t(size + done))
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw HTTPServerError("pwrite to memory file (\(bytes.count) bytes at \(size))", errno: errno)
+                }
+                done += count
             }
-            done += written
+            size += done
         }
-        size += done
     }
 
     /// A copy of `range` (within `0..<size`).

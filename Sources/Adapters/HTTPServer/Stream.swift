@@ -1,4 +1,4 @@
-import GrandstandRuntime
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,8 +11,7 @@ import Glibc
 /// Contract: `send` one whole unit per call (an SSE event with its blank line); `send` returns
 /// false once the client left or `finish` was called, and the publisher should then forget the
 /// stream. The connection waits (no thread held, no polling) while the queue is empty.
-public final class HTTPStream: @unchecked Sendable {
-    // @unchecked: every mutable field is only touched under `lock`.
+public final class HTTPStream: Sendable {
     public struct Limits: Sendable {
         /// Queued bytes per client before the oldest chunks are dropped.
         public var maxQueuedBytes = 256 * 1024
@@ -26,63 +25,74 @@ public final class HTTPStream: @unchecked Sendable {
     }
 
     public let limits: Limits
-    private let lock = Lock()
-    private var queue: [[UInt8]] = []
-    private var head = 0          // bytes of queue[0] already pulled by the listener
-    private var queuedBytes = 0
-    private var finished = false
-    private var closed = false
-    private var suspended = false
-    /// The listener's wake-up, called when something arrives after a pull found nothing.
-    private var waker: (@Sendable () -> Void)?
-    private var lastSendNanoseconds = monotonicNanoseconds()
-    private var dropped = 0
-    private var onClose: [@Sendable () -> Void] = []
+    private struct State {
+        var queue: [[UInt8]] = []
+        var head = 0          // bytes of queue[0] already pulled by the listener
+        var queuedBytes = 0
+        var finished = false
+        var closed = false
+        var suspended = false
+        /// The listener's wake-up, called when something arrives after a pull found nothing.
+        var waker: (@Sendable () -> Void)?
+        var lastSendNanoseconds = monotonicNanoseconds()
+        var dropped = 0
+        var onClose: [@Sendable () -> Void] = []
+
+        /// Calls the listener's wake-up if a pull found nothing since the last one.
+        mutating func wake() {
+            if suspended, let waker {
+                suspended = false
+                waker()
+            }
+        }
+    }
+    private let state = Mutex(State())
 
     public init(limits: Limits = Limits()) { self.limits = limits }
 
     /// Queues one whole chunk; false when the stream is closed (client gone) or finished.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
-        lock.withLock {
-            guard !closed, !finished else { return false }
+        state.withLock { state in
+            guard !state.closed, !state.finished else { return false }
             guard !bytes.isEmpty else { return true }
-            queue.append(bytes)
-            queuedBytes += bytes.count
+            state.queue.append(bytes)
+            state.queuedBytes += bytes.count
             // Drop whole chunks, oldest first, never the one half sent.
-            while queue.count > (head > 0 ? 2 : 1), queuedBytes > limits.maxQueuedBytes || queue.count > limits.maxQueuedChunks {
-                let victim = head > 0 ? 1 : 0
-                queuedBytes -= queue[victim].count - (victim == 0 ? head : 0)
-                queue.remove(at: victim)
-                if victim == 0 { head = 0 }
-                dropped += 1
+            while state.queue.count > (state.head > 0 ? 2 : 1),
+                  state.queuedBytes > limits.maxQueuedBytes || state.queue.count > limits.maxQueuedChunks {
+                let victim = state.head > 0 ? 1 : 0
+                state.queuedBytes -= state.queue[victim].count - (victim == 0 ? state.head : 0)
+                state.queue.remove(at: victim)
+                if victim == 0 { state.head = 0 }
+                state.dropped += 1
             }
-            lastSendNanoseconds = monotonicNanoseconds()
-            wakeLocked()
+            state.lastSendNanoseconds = monotonicNanoseconds()
+            state.wake()
             return true
         }
     }
 
     /// Ends the body once the queued chunks are sent.
     public func finish() {
-        lock.withLock {
-            finished = true
-            wakeLocked()
+        state.withLock { state in
+            state.finished = true
+            state.wake()
         }
     }
 
     /// True until the client leaves or the ended body was sent.
-    public var isOpen: Bool { lock.withLock { !closed } }
+    public var isOpen: Bool { state.withLock { !$0.closed } }
 
     /// Chunks dropped because the client read too slowly.
-    public var droppedChunks: Int { lock.withLock { dropped } }
+    public var droppedChunks: Int { state.withLock { $0.dropped } }
 
     /// Runs `body` once when the stream closes (client gone, or finished and sent); at once if
     /// it already has. Runs on the listener's thread: keep it short, do not block.
     public func onClose(_ body: @escaping @Sendable () -> Void) {
-        let now: Bool = lock.withLock {
-            if closed { return true }
-            onClose.append(body)
+        let now: Bool = state.withLock { state in
+            if state.closed { return true }
+            state.onClose.append(body)
             return false
         }
         if now { body() }
@@ -92,38 +102,38 @@ public final class HTTPStream: @unchecked Sendable {
 
     /// `wake` runs (under the stream's lock: keep it short) when a pull found
     /// nothing and something arrived since.
-    func attach(wake: @escaping @Sendable () -> Void) { lock.withLock { waker = wake } }
+    func attach(wake: @escaping @Sendable () -> Void) { state.withLock { $0.waker = wake } }
 
     /// Up to `max` queued bytes; empty with `ended` false means wait for the wake.
     func pull(max: Int) -> (bytes: [UInt8], ended: Bool) {
-        lock.withLock {
+        state.withLock { state in
             var out: [UInt8] = []
-            while out.count < max, !queue.isEmpty {
-                let chunk = queue[0]
-                let n = Swift.min(max - out.count, chunk.count - head)
-                if head == 0 && n == chunk.count && out.isEmpty {
+            while out.count < max, !state.queue.isEmpty {
+                let chunk = state.queue[0]
+                let n = Swift.min(max - out.count, chunk.count - state.head)
+                if state.head == 0 && n == chunk.count && out.isEmpty {
                     out = chunk
                 } else {
-                    out.append(contentsOf: chunk[head..<(head + n)])
+                    out.append(contentsOf: chunk[state.head..<(state.head + n)])
                 }
-                head += n
-                queuedBytes -= n
-                if head == chunk.count { queue.removeFirst(); head = 0 }
+                state.head += n
+                state.queuedBytes -= n
+                if state.head == chunk.count { state.queue.removeFirst(); state.head = 0 }
             }
-            if out.isEmpty && !finished { suspended = true }
-            return (out, out.isEmpty && finished)
+            if out.isEmpty && !state.finished { state.suspended = true }
+            return (out, out.isEmpty && state.finished)
         }
     }
 
     /// The listener is done with the stream: the client left or the body ended.
     func close() {
-        let callbacks: [@Sendable () -> Void] = lock.withLock {
-            closed = true
-            waker = nil
-            queue = []
-            queuedBytes = 0
-            defer { onClose = [] }
-            return onClose
+        let callbacks: [@Sendable () -> Void] = state.withLock { state in
+            state.closed = true
+            state.waker = nil
+            state.queue = []
+            state.queuedBytes = 0
+            defer { state.onClose = [] }
+            return state.onClose
         }
         for callback in callbacks { callback() }
     }
@@ -131,15 +141,10 @@ public final class HTTPStream: @unchecked Sendable {
     /// Heartbeat when idle; called by the listener's tick (every 250 ms).
     func tick(now: Int64) {
         guard let heartbeat = limits.heartbeat else { return }
-        let due = lock.withLock { !closed && !finished && now - lastSendNanoseconds >= Int64(limits.heartbeatSeconds) * 1_000_000_000 }
-        if due { send(heartbeat) }
-    }
-
-    private func wakeLocked() {
-        if suspended, let waker {
-            suspended = false
-            waker()
+        let due = state.withLock { state in
+            !state.closed && !state.finished && now - state.lastSendNanoseconds >= Int64(limits.heartbeatSeconds) * 1_000_000_000
         }
+        if due { send(heartbeat) }
     }
 }
 
@@ -150,25 +155,26 @@ func monotonicNanoseconds() -> Int64 {
 }
 
 /// The open streams of one listener: heartbeats, shutdown, statistics.
-final class StreamRegistry: @unchecked Sendable {
-    // @unchecked: under `lock`.
-    private let lock = Lock()
-    private var open: [ObjectIdentifier: HTTPStream] = [:]
-    private var droppedClosed = 0
+final class StreamRegistry: Sendable {
+    private struct State {
+        var open: [ObjectIdentifier: HTTPStream] = [:]
+        var droppedClosed = 0
+    }
+    private let state = Mutex(State())
 
     func add(_ stream: HTTPStream) {
-        lock.withLock { open[ObjectIdentifier(stream)] = stream }
+        state.withLock { $0.open[ObjectIdentifier(stream)] = stream }
         stream.onClose { [weak self, weak stream] in
             guard let self, let stream else { return }
             let dropped = stream.droppedChunks
-            self.lock.withLock {
-                if self.open.removeValue(forKey: ObjectIdentifier(stream)) != nil { self.droppedClosed += dropped }
+            self.state.withLock { state in
+                if state.open.removeValue(forKey: ObjectIdentifier(stream)) != nil { state.droppedClosed += dropped }
             }
         }
     }
 
-    func all() -> [HTTPStream] { lock.withLock { Array(open.values) } }
-    var count: Int { lock.withLock { open.count } }
+    func all() -> [HTTPStream] { state.withLock { Array($0.open.values) } }
+    var count: Int { state.withLock { $0.open.count } }
     var dropped: Int { droppedClosed(plus: all().reduce(0) { $0 + $1.droppedChunks }) }
-    private func droppedClosed(plus live: Int) -> Int { lock.withLock { droppedClosed } + live }
+    private func droppedClosed(plus live: Int) -> Int { state.withLock { $0.droppedClosed } + live }
 }

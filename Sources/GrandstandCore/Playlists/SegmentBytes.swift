@@ -1,8 +1,10 @@
+import Synchronization
+
 /// Where one segment's bytes live. Append-only: bytes once written never change, so a reader
 /// holding a range keeps seeing the same bytes while the segment grows part by part. The
 /// default keeps them in a Swift array; the daemon supplies memory files that its HTTP listener
-/// sends with `sendfile` (docs/serving.md, "Segment storage"). Owners serialise access (the
-/// window's owner holds a lock), hence no locking here.
+/// sends with `sendfile` (docs/serving.md, "Segment storage"). Owners serialise appends (the
+/// window's owner holds a lock); buffers lock for themselves, so a copy may race an append.
 public protocol SegmentBuffer: AnyObject, Sendable {
     /// Bytes written so far.
     var count: Int { get }
@@ -15,21 +17,26 @@ public protocol SegmentBuffer: AnyObject, Sendable {
 /// Makes the buffer of a new segment; the argument is the expected size (a capacity hint).
 public typealias SegmentBufferFactory = @Sendable (_ capacityHint: Int) -> any SegmentBuffer
 
-/// The default buffer: a Swift array.
-public final class ArraySegmentBuffer: SegmentBuffer, @unchecked Sendable {
-    // @unchecked: mutated only through its window, whose owner serialises access.
-    public private(set) var bytes: [UInt8]
+/// The default buffer: a Swift array, behind its own mutex (a reader on another thread may copy
+/// while the owner appends).
+public final class ArraySegmentBuffer: SegmentBuffer, Sendable {
+    private let storage: Mutex<[UInt8]>
 
     public init(_ bytes: [UInt8] = [], capacity: Int = 0) {
-        self.bytes = bytes
-        self.bytes.reserveCapacity(capacity)
+        var bytes = bytes
+        bytes.reserveCapacity(capacity)
+        storage = Mutex(bytes)
     }
 
     public static let factory: SegmentBufferFactory = { ArraySegmentBuffer(capacity: $0) }
 
-    public var count: Int { bytes.count }
-    public func append(_ more: UnsafeRawBufferPointer) { bytes.append(contentsOf: more) }
-    public func copy(_ range: Range<Int>) -> [UInt8] { range == bytes.indices ? bytes : Array(bytes[range]) }
+    /// The bytes written so far (a copy-on-write snapshot).
+    public var bytes: [UInt8] { storage.withLock { $0 } }
+    public var count: Int { storage.withLock { $0.count } }
+    public func append(_ more: UnsafeRawBufferPointer) { storage.withLock { $0.append(contentsOf: more) } }
+    public func copy(_ range: Range<Int>) -> [UInt8] {
+        storage.withLock { bytes in range == bytes.indices ? bytes : Array(bytes[range]) }
+    }
 }
 
 /// A range of a segment buffer: a segment, or one of its parts. A value: appending to a

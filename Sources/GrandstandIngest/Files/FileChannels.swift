@@ -1,19 +1,21 @@
 import ErasureCoding
 import GrandstandCore
-import GrandstandRuntime
+import Synchronization
 
 /// The file channels of the gateway: one FLUTE receiver per `.file` channel, fed the channel's
 /// datagrams on the capture thread; completed objects go to the `ReceivedFileSink`. Keeps the
 /// distribution table's facts (what the receivers announce plus where files were stored) and
 /// gives each arrival as a JSON event for the channel's SSE stream (docs/files.md).
-public final class FileChannels: @unchecked Sendable {
-    // @unchecked: every var only under `lock`.
-    private let lock = Lock()
-    private var receivers: [String: FluteReceiver] = [:]
-    private var storeFailures: [String: Int] = [:]
-    private var lastStoreError: [String: String] = [:]
-    private var storedCount: [String: Int] = [:]
-    private var sinkStorage: (any ReceivedFileSink)?
+public final class FileChannels: Sendable {
+    private struct State {
+        var receivers: [String: FluteReceiver] = [:]
+        var storeFailures: [String: Int] = [:]
+        var lastStoreError: [String: String] = [:]
+        var storedCount: [String: Int] = [:]
+        var sink: (any ReceivedFileSink)?
+        var completed: (@Sendable (String, String, [UInt8]) -> Void)?
+    }
+    private let state = Mutex(State())
     private let configuration: FluteReceiverConfiguration
     private let math: (any ReedSolomonMath)?
 
@@ -24,27 +26,30 @@ public final class FileChannels: @unchecked Sendable {
 
     /// Called with each stored file (channel, path, bytes) outside the lock; the catalog feed
     /// hook (Catalog/CatalogFileFeed.swift). Set before ingest starts.
-    public var completed: (@Sendable (String, String, [UInt8]) -> Void)?
+    public var completed: (@Sendable (String, String, [UInt8]) -> Void)? {
+        get { state.withLock { $0.completed } }
+        set { state.withLock { $0.completed = newValue } }
+    }
 
     /// Where completed files go; set before ingest starts (nil: received files are only counted).
     public var sink: (any ReceivedFileSink)? {
-        get { lock.withLock { sinkStorage } }
-        set { lock.withLock { sinkStorage = newValue } }
+        get { state.withLock { $0.sink } }
+        set { state.withLock { $0.sink = newValue } }
     }
 
     /// Follows the channel list: a receiver per file channel (kept across updates).
     public func apply(_ changes: [ChannelChange]) {
-        lock.withLock {
+        state.withLock { state in
             for change in changes {
                 let channel = change.channel
                 switch change {
                 case .added, .updated:
                     // The announced a=flute-tsi narrows the receiver to that session; a changed TSI
                     // starts a fresh receiver (the old session's objects are not this channel's).
-                    if channel.kind == .file, receivers[channel.id]?.configuration.tsi != channel.fluteTSI || receivers[channel.id] == nil {
+                    if channel.kind == .file, state.receivers[channel.id]?.configuration.tsi != channel.fluteTSI || state.receivers[channel.id] == nil {
                         var limits = configuration
                         limits.tsi = channel.fluteTSI
-                        receivers[channel.id] = FluteReceiver(configuration: limits, math: math)
+                        state.receivers[channel.id] = FluteReceiver(configuration: limits, math: math)
                     }
                 case .removed:
                     break   // the table stays until the gateway restarts: files remain served
@@ -57,31 +62,31 @@ public final class FileChannels: @unchecked Sendable {
     public func receive(_ id: String, _ payload: ArraySlice<UInt8>, at time: Int64) -> [[UInt8]] {
         var stored: [(FluteObject, Result<StoredFile, any Error>?)] = []
         var failed: [(String, String)] = []
-        lock.withLock {
+        let completed = state.withLock { state in
             // Taken out while it changes: its buffers stay uniquely referenced (updated in place).
-            guard var receiver = receivers.removeValue(forKey: id) else { return }
+            guard var receiver = state.receivers.removeValue(forKey: id) else { return state.completed }
             let events = receiver.receive(payload, nowNanoseconds: time)
             if !events.isEmpty { receiver.tick(nowNanoseconds: time) }
-            receivers[id] = receiver
+            state.receivers[id] = receiver
             for event in events {
                 switch event {
                 case .completed(let object):
                     guard let path = ContentLocation.relativePath(object.contentLocation) else {
                         failed.append((object.contentLocation, "unsafe_content_location"))
-                        storeFailures[id, default: 0] += 1
+                        state.storeFailures[id, default: 0] += 1
                         continue
                     }
                     let file = ReceivedFile(channelID: id, path: path, contentType: object.contentType, toi: object.toi,
                                             fdtInstance: object.fdtInstance, bytes: object.bytes, completedNanoseconds: time)
                     var result: Result<StoredFile, any Error>? = nil
-                    if let sink = sinkStorage {
+                    if let sink = state.sink {
                         do { result = .success(try sink.store(file)) } catch {
                             result = .failure(error)
-                            storeFailures[id, default: 0] += 1
-                            lastStoreError[id] = "\(error)"
+                            state.storeFailures[id, default: 0] += 1
+                            state.lastStoreError[id] = "\(error)"
                         }
                     }
-                    if case .success = result { storedCount[id, default: 0] += 1 }
+                    if case .success = result { state.storedCount[id, default: 0] += 1 }
                     var named = object
                     named.contentLocation = path
                     stored.append((named, result))
@@ -91,6 +96,7 @@ public final class FileChannels: @unchecked Sendable {
                     break
                 }
             }
+            return state.completed
         }
         var notes: [[UInt8]] = []
         for (object, result) in stored {
@@ -115,12 +121,13 @@ public final class FileChannels: @unchecked Sendable {
     }
 
     /// The file channel ids, sorted.
-    var channelIDs: [String] { lock.withLock { receivers.keys.sorted() } }
+    var channelIDs: [String] { state.withLock { $0.receivers.keys.sorted() } }
 
     /// Channel `id`'s distribution table and counters; nil when it is not a file channel.
     public func table(_ id: String) -> JSONValue? {
-        let (rows, stats, failures, lastError, count, sink) = lock.withLock {
-            (receivers[id]?.table, receivers[id]?.stats, storeFailures[id] ?? 0, lastStoreError[id], storedCount[id] ?? 0, sinkStorage)
+        let (rows, stats, failures, lastError, count, sink) = state.withLock { state in
+            (state.receivers[id]?.table, state.receivers[id]?.stats, state.storeFailures[id] ?? 0, state.lastStoreError[id],
+             state.storedCount[id] ?? 0, state.sink)
         }
         guard let rows, let stats else { return nil }
         var files: [JSONValue] = []

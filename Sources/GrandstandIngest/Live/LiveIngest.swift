@@ -1,6 +1,7 @@
 import Capture
 import GrandstandCore
 import GrandstandRuntime
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,7 +12,7 @@ import GrandstandOperations
 /// re-joins for groups gone silent and after the interface returns (`SilenceWatch`), and a retry
 /// loop while the interface is missing or down. Pipeline actions go to `sink` on this thread;
 /// `snapshot` is safe to read from any thread.
-public final class LiveIngest: @unchecked Sendable {
+public final class LiveIngest: Sendable {
     public struct Settings: Sendable {
         public var interface: String
         public var configuration: IngestConfiguration
@@ -31,20 +32,23 @@ public final class LiveIngest: @unchecked Sendable {
         }
     }
 
-    public typealias Sink = ([IngestAction]) -> Void
+    public typealias Sink = @Sendable ([IngestAction]) -> Void
 
     private let settings: Settings
     private let sink: Sink
     private let events: EventLog
-    private let lock = Lock()
-    private var published = IngestSnapshot.empty
-    /// Fault injection (debug only, docs/health.md): the loop stops going round until stopped.
-    private var hung = false
-    /// CLOCK_MONOTONIC time of the loop's last iteration: the watchdog's liveness proof.
-    private var heartbeat: Int64 = 0
+    /// What the capture thread shares with the others (everything else it owns: `LoopState`).
+    private struct Shared {
+        var published = IngestSnapshot.empty
+        /// Fault injection (debug only, docs/health.md): the loop stops going round until stopped.
+        var hung = false
+        /// CLOCK_MONOTONIC time of the loop's last iteration: the watchdog's liveness proof.
+        var heartbeat: Int64 = 0
+    }
+    private let shared: Mutex<Shared>
     private let wakeup: CaptureWakeup
     private let clock: any Clock
-    private var thread: ServiceThread?
+    private let thread = Mutex<ServiceThread?>(nil)
 
     public init(settings: Settings, events: EventLog, clock: any Clock = SystemClock(), sink: @escaping Sink) throws(CaptureError) {
         self.settings = settings
@@ -52,32 +56,36 @@ public final class LiveIngest: @unchecked Sendable {
         self.clock = clock
         self.sink = sink
         wakeup = try CaptureWakeup()
-        published.interface = settings.interface
+        var start = Shared()
+        start.published.interface = settings.interface
+        shared = Mutex(start)
     }
 
     /// What the loop last published: channels, stats, capture counters, memberships.
-    public var snapshot: IngestSnapshot { lock.withLock { published } }
+    public var snapshot: IngestSnapshot { shared.withLock { $0.published } }
 
     /// Starts the capture thread (`ingest`).
     public func start() throws(RuntimeError) {
-        thread = try ServiceThread(name: "ingest") { [self] stop in run(stop) }
+        try thread.withLock { (thread: inout ServiceThread?) throws(RuntimeError) in
+            thread = try ServiceThread(name: "ingest") { [self] stop in run(stop) }
+        }
     }
 
     /// Stops the loop, leaves every group and closes the capture.
     public func stop() {
-        thread?.stopSignal.raise()
+        guard let running = thread.withLock({ thread in defer { thread = nil }; return thread }) else { return }
+        running.stopSignal.raise()
         wakeup.signal()
-        thread?.join()
-        thread = nil
+        running.join()
     }
 
     /// Hangs the capture loop (its heartbeat goes stale, so the watchdog stops being kicked).
-    public func hang() { lock.withLock { hung = true } }
+    public func hang() { shared.withLock { $0.hung = true } }
 
     /// Whether the capture loop went round within `nanoseconds` (it does at least every tick,
     /// with or without traffic, also while the interface is missing). False before it starts.
     public func isAlive(within nanoseconds: Int64) -> Bool {
-        let last = lock.withLock { heartbeat }
+        let last = shared.withLock { $0.heartbeat }
         return last > 0 && clock.monotonicNanoseconds() - last <= nanoseconds
     }
 
@@ -87,8 +95,8 @@ public final class LiveIngest: @unchecked Sendable {
         let state = LoopState(settings: settings)
         while !stop.isRaised {
             let beat = clock.monotonicNanoseconds()
-            lock.withLock { heartbeat = beat }
-            while lock.withLock({ hung }), !clock.wait(nanoseconds: 100_000_000, or: stop) {}
+            shared.withLock { $0.heartbeat = beat }
+            while shared.withLock({ $0.hung }), !clock.wait(nanoseconds: 100_000_000, or: stop) {}
             if stop.isRaised { break }
             let now = clock.wallNanoseconds()
             if !state.capture.isOpen, now >= state.nextOpenAttempt { open(state, now: now) }
@@ -220,7 +228,7 @@ public final class LiveIngest: @unchecked Sendable {
 
     private func publish(_ state: LoopState, now: Int64) {
         let snapshot = IngestSnapshot(state: state, interface: settings.interface, at: now)
-        lock.withLock { published = snapshot }
+        shared.withLock { $0.published = snapshot }
     }
 }
 

@@ -1,5 +1,6 @@
 import GrandstandCore
 import GrandstandRuntime
+import Synchronization
 import Systemd
 #if canImport(Glibc)
 import Glibc
@@ -41,14 +42,12 @@ public struct EventLog: Sendable {
 }
 
 /// The current log level, readable and settable from any thread.
-public final class LogThreshold: @unchecked Sendable {
-    // @unchecked: `value` is only touched under `lock`.
-    private let lock = Lock()
-    private var value = LogLevel.info
+public final class LogThreshold: Sendable {
+    private let value = Mutex(LogLevel.info)
 
     var level: LogLevel {
-        get { lock.withLock { value } }
-        set { lock.withLock { value = newValue } }
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
     }
 }
 

@@ -41,7 +41,7 @@ public final class LogFollowers: Sendable {
         let box = ReaderBox(reader)
         do {
             try threads.start { [self] stop in
-                follow(box.reader, query: query, lastEventID: lastEventID, into: stream, stop: stop)
+                if let reader = box.take() { follow(reader, query: query, lastEventID: lastEventID, into: stream, stop: stop) }
                 _ = active.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
                 stream.finish()
             }
@@ -103,8 +103,12 @@ public final class LogFollowers: Sendable {
     }
 }
 
-/// Hands the journal reader (not Sendable: one handle, one thread) to the follower's thread.
-private final class ReaderBox: @unchecked Sendable {
-    let reader: JournalReader
-    init(_ reader: JournalReader) { self.reader = reader }
+/// Hands the journal reader (not Sendable: one handle, one thread) to the follower's thread:
+/// it goes in disconnected (`sending`, checked by the compiler) and the thread takes it out.
+private final class ReaderBox: Sendable {
+    private let slot: Mutex<JournalReader?>
+    init(_ reader: sending JournalReader) { slot = Mutex(reader) }
+
+    /// The reader, once (nil after).
+    func take() -> JournalReader? { slot.withLock { reader in let taken = reader; reader = nil; return taken } }
 }

@@ -1,6 +1,7 @@
 import GrandstandCore
 import GrandstandRuntime
 import HTTPClient
+import Synchronization
 import WiFi
 #if canImport(Glibc)
 import Glibc
@@ -10,8 +11,7 @@ import Glibc
 /// queued on disk; the queue is POSTed oldest first to the Reporter, retried with exponential
 /// backoff while it fails, so reports survive an unreachable server and a restart.
 /// One thread owns the queue, the Wi-Fi socket and the retry state.
-public final class Reporter: @unchecked Sendable {
-    // @unchecked: `counters` is shared under `lock`; everything else is touched only by the thread.
+public final class Reporter: Sendable {
     struct Settings {
         var target: UploadTarget
         var intervalMilliseconds: Int64
@@ -26,8 +26,8 @@ public final class Reporter: @unchecked Sendable {
         /// The running build (`BuildInfo.current` in the daemon).
         var version = BuildInfo.developmentVersion
         var board: String?
-        var stats: () -> IngestStats = { IngestStats() }
-        var wifi: () -> (info: WiFiLinkInfo?, error: String?) = { (nil, nil) }
+        var stats: @Sendable () -> IngestStats = { IngestStats() }
+        var wifi: @Sendable () -> (info: WiFiLinkInfo?, error: String?) = { (nil, nil) }
     }
 
     struct Counters: Equatable {
@@ -41,15 +41,21 @@ public final class Reporter: @unchecked Sendable {
     let deviceUUID: ReportUUID
     let appSessionUUID = randomUUID()
     private let sources: Sources
-    private let queue: ReportQueue
-    private var retry: UploadRetry
-    private var videoSessions = VideoSessions()
-    private var sequence: UInt64 = 0
     private let clock: any Clock
     private let startedAt: Int64
-    private let lock = Lock()
-    private var shared = Counters()
-    private var thread: ServiceThread?
+    private let shared: Mutex<Counters>
+    private let thread = Mutex<ServiceThread?>(nil)
+
+    /// What the report thread owns: the on-disk queue (opened by `init`, so a folder that cannot
+    /// be used is a start error), the retry state, the video sessions and the report numbering.
+    private struct Loop {
+        var queue: ReportQueue
+        var retry: UploadRetry
+        var videoSessions = VideoSessions()
+        var sequence: UInt64 = 0
+    }
+    /// Handed to the thread when it starts (a reporter runs once).
+    private let handover: Mutex<Loop?>
 
     /// Loads (or creates) the device UUID and opens the queue; throws a `StateFileError`.
     init(settings: Settings, stateDirectory: String, sources: Sources, clock: any Clock = SystemClock()) throws {
@@ -58,67 +64,74 @@ public final class Reporter: @unchecked Sendable {
         self.clock = clock
         startedAt = clock.monotonicNanoseconds()
         deviceUUID = try DeviceIdentity.load(stateDirectory: stateDirectory)
-        queue = try ReportQueue(directory: settings.queueDirectory, limit: settings.queueLimit)
-        retry = UploadRetry(backoff: settings.backoff)
-        shared.queued = queue.count
+        let queue = try ReportQueue(directory: settings.queueDirectory, limit: settings.queueLimit)
+        var counters = Counters()
+        counters.queued = queue.count
+        shared = Mutex(counters)
+        handover = Mutex(Loop(queue: queue, retry: UploadRetry(backoff: settings.backoff)))
     }
 
-    var counters: Counters { lock.withLock { shared } }
+    var counters: Counters { shared.withLock { $0 } }
 
     /// Starts the `reporter` thread.
     public func start() throws(RuntimeError) {
-        thread = try ServiceThread(name: "reporter") { [self] stop in run(stop) }
+        try thread.withLock { (thread: inout ServiceThread?) throws(RuntimeError) in
+            thread = try ServiceThread(name: "reporter") { [self] stop in
+                guard var loop = handover.withLock({ loop in let taken = loop; loop = nil; return taken }) else { return }
+                run(&loop, stop)
+            }
+        }
     }
 
     /// Ends the thread after the attempt in flight (at most the POST timeout); queued reports stay on disk.
     public func stop() {
-        thread?.stop()
-        thread = nil
+        thread.withLock { thread in defer { thread = nil }; return thread }?.stop()
     }
 
-    private func run(_ stop: StopSignal) {
+    private func run(_ loop: inout Loop, _ stop: StopSignal) {
         var nextReport = now() + settings.intervalMilliseconds
         while !stop.isRaised {
             let current = now()
             if current >= nextReport {
-                enqueueReport()
+                enqueueReport(&loop)
                 // No burst of catch-up reports after a stall: the next one is an interval from now.
                 nextReport = max(nextReport + settings.intervalMilliseconds, current + 1)
             }
-            if retry.isDue(at: now()), let (number, bytes) = queue.oldest() {
-                upload(number, bytes)
+            if loop.retry.isDue(at: now()), let (number, bytes) = loop.queue.oldest() {
+                upload(&loop, number, bytes)
                 continue
             }
             var until = nextReport
-            if queue.count > 0 { until = min(until, retry.notBefore) }
+            if loop.queue.count > 0 { until = min(until, loop.retry.notBefore) }
             _ = clock.wait(untilMonotonic: until * 1_000_000, or: stop)
         }
     }
 
-    private func enqueueReport() {
-        sequence += 1
+    private func enqueueReport(_ loop: inout Loop) {
+        loop.sequence += 1
+        let sequence = loop.sequence
         let stats = sources.stats()
-        let sessions = videoSessions.update(channels: stats.channels.keys.sorted(), newUUID: randomUUID)
+        let sessions = loop.videoSessions.update(channels: stats.channels.keys.sorted(), newUUID: randomUUID)
         let wifi = sources.wifi()
         let input = ReportInput(deviceUUID: deviceUUID, appSessionUUID: appSessionUUID, sequence: sequence,
                                 timestampSeconds: clock.wallNanoseconds() / 1_000_000_000,
                                 uptimeSeconds: (clock.monotonicNanoseconds() - startedAt) / 1_000_000_000,
                                 version: sources.version, board: sources.board, stats: stats, videoSessions: sessions,
-                                wifi: wifi.info, wifiError: wifi.error, reportsDropped: queue.dropped)
+                                wifi: wifi.info, wifiError: wifi.error, reportsDropped: loop.queue.dropped)
         var failure: String?
         do {
-            try queue.enqueue(ReportDocument.encode(input))
+            try loop.queue.enqueue(ReportDocument.encode(input))
         } catch {
             failure = "queueing report \(sequence): \(error)"
         }
-        update {
+        update(loop.queue) {
             $0.built += 1
             $0.lastSequence = sequence
             if let failure { $0.lastError = failure }
         }
     }
 
-    private func upload(_ number: UInt64, _ bytes: [UInt8]) {
+    private func upload(_ loop: inout Loop, _ number: UInt64, _ bytes: [UInt8]) {
         var status: Int?
         var failure: String?
         do {
@@ -132,12 +145,12 @@ public final class Reporter: @unchecked Sendable {
         let outcome = UploadOutcome(status: status)
         switch outcome {
         case .delivered, .rejected:
-            queue.remove(number)
-            retry.succeeded()
+            loop.queue.remove(number)
+            loop.retry.succeeded()
         case .retry:
-            retry.failed(at: now(), draw: Double.random(in: 0 ..< 1))
+            loop.retry.failed(at: now(), draw: Double.random(in: 0 ..< 1))
         }
-        update {
+        update(loop.queue) {
             $0.attempts += 1
             switch outcome {
             case .delivered: $0.delivered += 1
@@ -147,9 +160,9 @@ public final class Reporter: @unchecked Sendable {
         }
     }
 
-    private func update(_ change: (inout Counters) -> Void) {
+    private func update(_ queue: ReportQueue, _ change: (inout Counters) -> Void) {
         let queued = queue.count, dropped = queue.dropped
-        lock.withLock {
+        shared.withLock { shared in
             change(&shared)
             shared.queued = queued
             shared.dropped = dropped
@@ -163,7 +176,7 @@ public final class Reporter: @unchecked Sendable {
 extension Reporter {
     /// The reporter `grandstand run` starts: nil when `reporting.url` is not set.
     public static func product(config: GatewayConfig, board: String?, version: String, clock: any Clock = SystemClock(),
-                        stats: @escaping () -> IngestStats) throws -> Reporter? {
+                        stats: @escaping @Sendable () -> IngestStats) throws -> Reporter? {
         let reporting = config.reporting
         guard let target = reporting.url else { return nil }
         let settings = Settings(target: target, intervalMilliseconds: Int64(reporting.intervalSeconds) * 1000,
@@ -183,10 +196,11 @@ extension Reporter {
 }
 
 /// Reads the uplink's Wi-Fi state for reports; keeps one nl80211 socket, reopened after a failure.
-final class WiFiReader {
+/// Called on the report thread; the socket sits behind a lock all the same (uncontended).
+final class WiFiReader: Sendable {
     let interface: String
     let accessPoints: [GatewayConfig.WiFiAccessPoint]
-    private var socket: NL80211Socket?
+    private let socket = Mutex<NL80211Socket?>(nil)
 
     init(interface: String, accessPoints: [GatewayConfig.WiFiAccessPoint]) {
         self.interface = interface
@@ -194,13 +208,15 @@ final class WiFiReader {
     }
 
     func read() -> (info: WiFiLinkInfo?, error: String?) {
-        do {
-            let socket = try self.socket ?? NL80211Socket()
-            self.socket = socket
-            return (try socket.linkInfo(interface: interface, accessPoints: accessPoints), nil)
-        } catch {
-            socket = nil
-            return (nil, "\(error)")
+        socket.withLock { held in
+            do {
+                let socket = try held ?? NL80211Socket()
+                held = socket
+                return (try socket.linkInfo(interface: interface, accessPoints: accessPoints), nil)
+            } catch {
+                held = nil
+                return (nil, "\(error)")
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 import GrandstandCore
 import GrandstandRuntime
+import Synchronization
 import Systemd
 #if canImport(Glibc)
 import Glibc
@@ -9,8 +10,7 @@ import Glibc
 /// here. A new config is validated (JSON-path issues), written atomically over the file, and
 /// applied at once where that is possible (log level, management token); the rest is reported
 /// as needing a restart. RELOADING=1 … READY=1 bracket every application (sd_notify).
-public final class RuntimeConfig: @unchecked Sendable {
-    // @unchecked: `current` and `token` are only touched under `lock`.
+public final class RuntimeConfig: Sendable {
     public struct Outcome: Sendable {
         var changed: [String]
         var applied: [String]
@@ -42,30 +42,36 @@ public final class RuntimeConfig: @unchecked Sendable {
 
     /// Starts a pipeline with the new ingest settings; returns nil, or why it could not.
     /// Set once by the daemon before requests arrive.
-    public var ingestApplier: (@Sendable (GatewayConfig) -> String?)?
+    public var ingestApplier: (@Sendable (GatewayConfig) -> String?)? {
+        get { state.withLock { $0.ingestApplier } }
+        set { state.withLock { $0.ingestApplier = newValue } }
+    }
 
     let path: String?
     public let events: EventLog
     let notifier: Notifier
-    private let lock = Lock()
-    private var current: GatewayConfig
-    private var currentToken: String
-    private var status: () -> String = { "" }
+    /// Held for a whole replace or reload: one application at a time, in order.
+    private struct State {
+        var current: GatewayConfig
+        var token: String
+        var status: @Sendable () -> String = { "" }
+        var ingestApplier: (@Sendable (GatewayConfig) -> String?)?
+    }
+    private let state: Mutex<State>
 
     public init(config: GatewayConfig, token: String, path: String?, events: EventLog, notifier: Notifier = Notifier()) {
-        self.current = config
-        self.currentToken = token
+        state = Mutex(State(current: config, token: token))
         self.path = path
         self.events = events
         self.notifier = notifier
         events.level = config.logLevel
     }
 
-    var config: GatewayConfig { lock.withLock { current } }
-    public var token: String { lock.withLock { currentToken } }
+    var config: GatewayConfig { state.withLock { $0.current } }
+    public var token: String { state.withLock { $0.token } }
 
     /// The STATUS= line sent with READY=1 after a reload.
-    public func statusLine(_ line: @escaping () -> String) { lock.withLock { status = line } }
+    public func statusLine(_ line: @escaping @Sendable () -> String) { state.withLock { $0.status = line } }
 
     /// The file's document with the token hidden.
     public func document() -> Result<JSONValue, Rejection> {
@@ -85,7 +91,7 @@ public final class RuntimeConfig: @unchecked Sendable {
     /// `PUT /api/v1/config`: validates `body`, writes it over the file, applies it.
     public func replace(with body: [UInt8]) -> Result<Outcome, Rejection> {
         guard let path else { return .failure(.noFile) }
-        return lock.withLock {
+        return state.withLock { state in
             let document: JSONValue
             do {
                 document = try JSONParser.parse(body)
@@ -107,14 +113,14 @@ public final class RuntimeConfig: @unchecked Sendable {
             } catch {
                 return .failure(.file(error))
             }
-            return .success(applyLocked(config, how: "replaced through the management API"))
+            return .success(apply(config, to: &state, how: "replaced through the management API"))
         }
     }
 
     /// SIGHUP: re-reads the file; a bad file changes nothing and is logged.
     public func reload() -> Result<Outcome, Rejection> {
         guard let path else { return .failure(.noFile) }
-        return lock.withLock {
+        return state.withLock { state in
             let bytes: [UInt8]
             do throws(StateFileError) {
                 guard let read = try AtomicFile.read(path) else {
@@ -131,7 +137,7 @@ public final class RuntimeConfig: @unchecked Sendable {
                                            + issues.map(\.description).joined(separator: "\n"), fields: [("CONFIG", path)]))
                 return .failure(.invalid(issues))
             case .success(let config):
-                return .success(applyLocked(config, how: "re-read"))
+                return .success(apply(config, to: &state, how: "re-read"))
             }
         }
     }
@@ -157,13 +163,14 @@ public final class RuntimeConfig: @unchecked Sendable {
         return .success(config)
     }
 
-    private func applyLocked(_ config: GatewayConfig, how: String) -> Outcome {
+    /// Applies a valid config to the state (the caller holds the lock).
+    private func apply(_ config: GatewayConfig, to state: inout State, how: String) -> Outcome {
         _ = try? notifier.notify(.reloading)
-        let changed = ConfigDocument.changes(from: current, to: config)
+        let changed = ConfigDocument.changes(from: state.current, to: config)
         var outcome = Outcome(changed: changed, applied: [], restartRequired: [])
         let ingestChanges = changed.filter { IngestReconfiguration.sections.contains($0) }
         if !ingestChanges.isEmpty {
-            if let ingestApplier, ingestApplier(config) == nil {
+            if let ingestApplier = state.ingestApplier, ingestApplier(config) == nil {
                 outcome.applied += ingestChanges
             } else {
                 outcome.restartRequired += ingestChanges
@@ -182,19 +189,19 @@ public final class RuntimeConfig: @unchecked Sendable {
                     outcome.restartRequired.append(setting)
                     continue
                 }
-                currentToken = resolved.token
+                state.token = resolved.token
             default:
                 break
             }
             outcome.applied.append(setting)
         }
-        current = config
+        state.current = config
         let summary = changed.isEmpty ? "no changes" : "applied: \(outcome.applied.joined(separator: ", "))"
             + (outcome.restartRequired.isEmpty ? "" : "; restart required for: \(outcome.restartRequired.joined(separator: ", "))")
         events.record(GatewayEvent(.reloaded, "configuration \(path ?? "-") \(how): \(summary)", fields: [
             ("CHANGED", changed.joined(separator: " ")), ("RESTART_REQUIRED", outcome.restartRequired.joined(separator: " ")),
         ]))
-        _ = try? notifier.notify(.ready, .status(status()))
+        _ = try? notifier.notify(.ready, .status(state.status()))
         return outcome
     }
 }

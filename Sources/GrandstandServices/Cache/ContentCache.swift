@@ -1,6 +1,7 @@
 import ContentStore
 import GrandstandCore
 import GrandstandRuntime
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,60 +11,81 @@ import GrandstandIngest
 /// prefetched from the origin (docs/cache.md). Serialises the `ContentStore`, applies the
 /// policies (eviction before a write, the daily limit, permitted hours, disk floor) and runs
 /// downloads on their own threads (Prefetcher.swift).
-public final class ContentCache: ReceivedFileSink, @unchecked Sendable {
-    // @unchecked: `store`, `daily`, `downloads`, `accessed`, `tokens` are only touched under `lock`.
+public final class ContentCache: ReceivedFileSink, Sendable {
     let configuration: GatewayConfig.Cache
-    private let store: ContentStore
-    private let lock = Lock()
-    private var daily = DailyDownloadCounter()
-    var downloads: [String: DownloadControl] = [:]
-    /// Last access per item since its last record (kept in memory: a lookup must not write).
-    private var accessed: [String: Int64] = [:]
-    var tokens: [String: OriginFetch] = [:]
+    /// The store (not thread-safe) and what goes with it, under one lock.
+    struct State {
+        let store: ContentStore
+        var daily = DailyDownloadCounter()
+        var downloads: [String: DownloadControl] = [:]
+        /// Last access per item since its last record (kept in memory: a lookup must not write).
+        var accessed: [String: Int64] = [:]
+        var tokens: [String: OriginFetch] = [:]
+
+        func withAccess(_ item: CacheItem) -> CacheItem {
+            var item = item
+            if let at = accessed[item.id] { item.lastAccessNanoseconds = max(item.lastAccessNanoseconds, at) }
+            return item
+        }
+
+        /// Evicts least-recently-used unlocked items so `bytes` more fit; throws when they cannot.
+        func makeRoom(for bytes: Int, keep: String?, policy: CachePolicy) throws {
+            if let refusal = policy.refusal(fileBytes: bytes) { throw CacheRefusal(reason: refusal) }
+            let items = store.items.values.map(withAccess)
+            guard let victims = CacheEviction.plan(items, limit: policy.sizeBytes, incoming: bytes, keep: keep) else {
+                throw CacheRefusal(reason: "no room for \(bytes) bytes: the rest of the cache is locked")
+            }
+            for id in victims {
+                try store.deleteFiles(id) { item in
+                    item.restore(item.state == .deleted ? .deleted : .discovered)
+                }
+            }
+        }
+    }
+    private let state: Mutex<State>
     let clock: any Clock
-    private var scheduler: ServiceThread?
+    private let scheduler = Mutex<ServiceThread?>(nil)
     /// One thread per running download (`download-N`), each joined (Prefetcher.swift).
     let downloadThreads: ServiceGroup
+    /// What recovery found when the store opened.
+    let recovery: RecoveryReport
 
     var policy: CachePolicy { configuration.policy }
-    var recovery: RecoveryReport { store.recovery }
 
     public init(_ configuration: GatewayConfig.Cache, clock: any Clock = SystemClock(),
          downloadThreadName: String = "download") throws(ContentStoreError) {
         self.configuration = configuration
         self.clock = clock
         downloadThreads = ServiceGroup(name: downloadThreadName)
-        store = try ContentStore(directory: configuration.directory)
+        let store = try ContentStore(directory: configuration.directory)
         // A download the last run left in flight goes back to the queue (its partial file resumes).
         for item in store.items.values where item.state == .downloading {
             var item = item
             item.restore(.queued)
             try store.put(item)
         }
+        recovery = store.recovery
+        state = Mutex(State(store: store))
     }
 
-    /// Runs `body` under the cache's lock (the download table and tokens in Prefetcher.swift).
-    func withStateLock<T>(_ body: () throws -> T) rethrows -> T { try lock.withLock(body) }
+    /// Runs `body` on the cache's state under its lock (the download table and tokens in
+    /// Prefetcher.swift). Not re-entrant: `body` must not call back into the cache.
+    func withState<T: Sendable>(_ body: (inout State) -> T) -> T { state.withLock { body(&$0) } }
 
     // MARK: Reading
 
-    func items() -> [CacheItem] { lock.withLock { store.items.values.map(withAccess) } }
+    func items() -> [CacheItem] { state.withLock { state in state.store.items.values.map { state.withAccess($0) } } }
 
-    func item(_ id: String) -> CacheItem? { lock.withLock { store.items[id].map(withAccess) } }
+    func item(_ id: String) -> CacheItem? { state.withLock { state in state.store.items[id].map { state.withAccess($0) } } }
 
     /// The on-disk path and record of an item's file, counting as an access.
     func file(_ id: String, path: String) -> (CacheItem, CacheFile, String)? {
-        lock.withLock {
-            guard let item = store.items[id], item.state != .deleted, let file = item.file(path) else { return nil }
-            accessed[id] = now()
-            return (item, file, store.objectPath(file.sha256))
+        let now = now()
+        return state.withLock { state in
+            guard let item = state.store.items[id], item.state != .deleted, let file = item.file(path) else { return nil }
+            state.accessed[id] = now
+            return (item, file, state.store.objectPath(file.sha256))
         }
-    }
-
-    private func withAccess(_ item: CacheItem) -> CacheItem {
-        var item = item
-        if let at = accessed[item.id] { item.lastAccessNanoseconds = max(item.lastAccessNanoseconds, at) }
-        return item
     }
 
     // MARK: ReceivedFileSink
@@ -72,85 +94,77 @@ public final class ContentCache: ReceivedFileSink, @unchecked Sendable {
 
     public func store(_ file: ReceivedFile) throws -> StoredFile {
         let id = Self.channelItemID(file.channelID)
-        let stored = try lock.withLock { () throws -> CacheFile in
-            try makeRoom(for: file.bytes.count, keep: id)
-            return try store.store(file.bytes, itemID: id, path: file.path, contentType: file.contentType,
-                                   now: file.completedNanoseconds) { item in
+        let policy = policy
+        return try state.withLock { state throws -> StoredFile in
+            try state.makeRoom(for: file.bytes.count, keep: id, policy: policy)
+            let stored = try state.store.store(file.bytes, itemID: id, path: file.path, contentType: file.contentType,
+                                               now: file.completedNanoseconds) { item in
                 item.source = .fileChannel(file.channelID)
                 if item.category.isEmpty { item.category = "file-channel" }
                 item.restore(.cached)
                 item.lastAccessNanoseconds = file.completedNanoseconds
             }
+            return Self.storedFile(file.channelID, stored, localPath: state.store.objectPath(stored.sha256))
         }
-        return storedFile(file.channelID, stored)
     }
 
     public func lookup(channelID: String, path: String) -> StoredFile? {
-        file(Self.channelItemID(channelID), path: path).map { storedFile(channelID, $0.1) }
+        file(Self.channelItemID(channelID), path: path).map { Self.storedFile(channelID, $0.1, localPath: $0.2) }
     }
 
     public func files(channelID: String) -> [StoredFile] {
-        item(Self.channelItemID(channelID))?.files.map { storedFile(channelID, $0) } ?? []
+        let id = Self.channelItemID(channelID)
+        return state.withLock { state in
+            state.store.items[id]?.files.map { Self.storedFile(channelID, $0, localPath: state.store.objectPath($0.sha256)) } ?? []
+        }
     }
 
-    private func storedFile(_ channelID: String, _ file: CacheFile) -> StoredFile {
-        StoredFile(channelID: channelID, path: file.path, localPath: store.objectPath(file.sha256), size: file.size,
+    private static func storedFile(_ channelID: String, _ file: CacheFile, localPath: String) -> StoredFile {
+        StoredFile(channelID: channelID, path: file.path, localPath: localPath, size: file.size,
                    contentType: file.contentType, etag: String(file.sha256.prefix(32)), storedNanoseconds: file.storedNanoseconds)
     }
 
     // MARK: Writing (callers hold no lock)
 
-    /// Evicts least-recently-used unlocked items so `bytes` more fit; throws when they cannot.
-    private func makeRoom(for bytes: Int, keep: String?) throws {
-        if let refusal = policy.refusal(fileBytes: bytes) { throw CacheRefusal(reason: refusal) }
-        let items = store.items.values.map(withAccess)
-        guard let victims = CacheEviction.plan(items, limit: policy.sizeBytes, incoming: bytes, keep: keep) else {
-            throw CacheRefusal(reason: "no room for \(bytes) bytes: the rest of the cache is locked")
-        }
-        for id in victims {
-            try store.deleteFiles(id) { item in
-                item.restore(item.state == .deleted ? .deleted : .discovered)
-            }
-        }
-    }
-
     /// Stores bytes as one of an item's files (playlists, metadata), evicting first.
     func storeBytes(_ bytes: [UInt8], id: String, path: String, contentType: String?) throws {
-        try lock.withLock {
-            try makeRoom(for: bytes.count, keep: id)
-            try store.store(bytes, itemID: id, path: path, contentType: contentType, now: now()) { _ in }
+        let policy = policy, now = now()
+        try state.withLock { state throws in
+            try state.makeRoom(for: bytes.count, keep: id, policy: policy)
+            try state.store.store(bytes, itemID: id, path: path, contentType: contentType, now: now) { _ in }
         }
     }
 
     /// Moves a finished partial download into the item after size and hash checks.
     func adopt(_ partial: String, sha256: String?, size: Int, id: String, path: String, contentType: String?) throws {
         let hashed = try ContentStore.hash(partial)   // outside the lock: fans keep being served meanwhile
-        try lock.withLock {
-            try makeRoom(for: size, keep: id)
-            try store.adopt(partial, sha256: sha256, size: size, itemID: id, path: path, contentType: contentType, now: now(),
-                            hashed: hashed) { _ in }
+        let policy = policy, now = now()
+        try state.withLock { state throws in
+            try state.makeRoom(for: size, keep: id, policy: policy)
+            try state.store.adopt(partial, sha256: sha256, size: size, itemID: id, path: path, contentType: contentType, now: now,
+                                  hashed: hashed) { _ in }
         }
     }
 
     /// Applies `change` to the item and records it; nil when there is no such item.
     @discardableResult
     func update(_ id: String, _ change: (inout CacheItem) throws -> Void) throws -> CacheItem? {
-        try lock.withLock {
-            guard var item = store.items[id] else { return nil }
+        try state.withLock { state throws -> CacheItem? in
+            guard var item = state.store.items[id] else { return nil }
             try change(&item)
-            if let at = accessed.removeValue(forKey: id) { item.lastAccessNanoseconds = max(item.lastAccessNanoseconds, at) }
-            try store.put(item)
+            if let at = state.accessed.removeValue(forKey: id) { item.lastAccessNanoseconds = max(item.lastAccessNanoseconds, at) }
+            try state.store.put(item)
             return item
         }
     }
 
-    func insert(_ item: CacheItem) throws { try lock.withLock { try store.put(item) } }
+    func insert(_ item: CacheItem) throws { try state.withLock { state throws in try state.store.put(item) } }
 
     /// Deletes the files (the item stays, back to `discovered`); partial downloads too.
     func deleteFiles(_ id: String, tombstone: Bool = false) throws {
         cancelDownload(id)
-        try lock.withLock {
-            try store.deleteFiles(id) { item in
+        try state.withLock { state throws in
+            try state.store.deleteFiles(id) { item in
                 item.restore(tombstone ? .deleted : .discovered)
                 item.error = nil
             }
@@ -160,33 +174,34 @@ public final class ContentCache: ReceivedFileSink, @unchecked Sendable {
 
     /// The resumable download file of an item's path: `partial/HASH(id)-HASH(path)`.
     func partialPath(_ id: String, _ path: String) -> String {
-        store.partialPath + "/" + Self.partialPrefix(id) + SHA256.hex(Array(path.utf8)).prefix(16)
+        state.withLock { $0.store.partialPath } + "/" + Self.partialPrefix(id) + SHA256.hex(Array(path.utf8)).prefix(16)
     }
 
     private static func partialPrefix(_ id: String) -> String { String(SHA256.hex(Array(id.utf8)).prefix(16)) + "-" }
 
     private func removePartials(_ id: String) {
-        lock.withLock { store.removePartials(prefix: Self.partialPrefix(id)) }
+        state.withLock { $0.store.removePartials(prefix: Self.partialPrefix(id)) }
     }
 
     // MARK: Policy
 
     func recordDownloaded(_ bytes: Int) {
         let seconds = now() / 1_000_000_000
-        lock.withLock { daily.add(bytes, nowSeconds: seconds) }
+        state.withLock { $0.daily.add(bytes, nowSeconds: seconds) }
     }
 
     func usage() -> CachePolicy.Usage {
         let seconds = now() / 1_000_000_000
-        return lock.withLock {
-            CachePolicy.Usage(storedBytes: store.items.values.reduce(0) { $0 + $1.storedBytes }, freeDiskBytes: store.freeDiskBytes,
-                              activeDownloads: downloads.count, downloadedTodayBytes: daily.today(nowSeconds: seconds))
+        return state.withLock { state in
+            CachePolicy.Usage(storedBytes: state.store.items.values.reduce(0) { $0 + $1.storedBytes }, freeDiskBytes: state.store.freeDiskBytes,
+                              activeDownloads: state.downloads.count, downloadedTodayBytes: state.daily.today(nowSeconds: seconds))
         }
     }
 
     /// `GET /api/v1/cache/policy`: the limits, the usage and why downloads are held, if they are.
     func policyStatus() -> JSONValue {
         let usage = usage()
+        let journalBytes = state.withLock { $0.store.journalBytes }
         var blocks = policy.blocks(usage, nowSeconds: now() / 1_000_000_000)
         blocks.removeAll { $0 == .concurrencyLimit }
         return .object([
@@ -199,7 +214,7 @@ public final class ContentCache: ReceivedFileSink, @unchecked Sendable {
             ("downloadedTodayBytes", .number(Double(usage.downloadedTodayBytes))),
             ("permittedHours", .array(policy.permittedHours.map { .string($0.description) })),
             ("diskFloorBytes", .number(Double(policy.diskFloorBytes))), ("freeDiskBytes", .number(Double(usage.freeDiskBytes))),
-            ("journalBytes", .number(Double(lock.withLock { store.journalBytes }))),
+            ("journalBytes", .number(Double(journalBytes))),
         ])
     }
 
@@ -211,17 +226,18 @@ public final class ContentCache: ReceivedFileSink, @unchecked Sendable {
     /// Starts the scheduler thread (`cache-schedule`, twice a second: queued items start when the
     /// policy allows).
     public func start() throws(RuntimeError) {
-        scheduler = try ServiceThread(name: "cache-schedule") { [self] stop in
-            repeat { schedule() } while !clock.wait(nanoseconds: 500_000_000, or: stop)
+        try scheduler.withLock { (scheduler: inout ServiceThread?) throws(RuntimeError) in
+            scheduler = try ServiceThread(name: "cache-schedule") { [self] stop in
+                repeat { schedule() } while !clock.wait(nanoseconds: 500_000_000, or: stop)
+            }
         }
     }
 
     /// Stops scheduling and asks running downloads to stop (they stay `downloading` on disk and
     /// resume at the next start): a backoff or a transfer in progress ends at once.
     public func stop() {
-        scheduler?.stop()
-        scheduler = nil
-        lock.withLock { for control in downloads.values { control.shutdown() } }
+        scheduler.withLock { thread in defer { thread = nil }; return thread }?.stop()
+        state.withLock { state in for control in state.downloads.values { control.shutdown() } }
         downloadThreads.stop()
     }
 }

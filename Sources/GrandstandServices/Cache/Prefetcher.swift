@@ -58,7 +58,7 @@ extension ContentCache {
         return item
     }
 
-    func lockedTokens<T>(_ body: (inout [String: OriginFetch]) -> T) -> T { withStateLock { body(&tokens) } }
+    func lockedTokens<T: Sendable>(_ body: (inout [String: OriginFetch]) -> T) -> T { withState { body(&$0.tokens) } }
 
     /// Starts waiting items while the policy allows; parks them `idle` while it does not.
     func schedule() {
@@ -67,7 +67,7 @@ extension ContentCache {
         let waiting = items().filter { [.metadataNotReceived, .queued, .idle].contains($0.state) }
             .sorted { ($0.createdNanoseconds, $0.id) < ($1.createdNanoseconds, $1.id) }
         for item in waiting {
-            let running = withStateLock { downloads.count }
+            let running = withState { $0.downloads.count }
             if item.state == .metadataNotReceived || (blocks.isEmpty && running < policy.maxConcurrentDownloads) {
                 guard running < policy.maxConcurrentDownloads else { return }
                 launch(item.id)
@@ -79,21 +79,21 @@ extension ContentCache {
 
     private func launch(_ id: String) {
         let control = DownloadControl()
-        let claimed = withStateLock { () -> Bool in
-            guard downloads[id] == nil else { return false }
-            downloads[id] = control
+        let claimed = withState { state -> Bool in
+            guard state.downloads[id] == nil else { return false }
+            state.downloads[id] = control
             return true
         }
         guard claimed else { return }
         do {
             try downloadThreads.start { [self] _ in
                 run(id, control)
-                withStateLock { downloads[id] = nil }
+                withState { $0.downloads[id] = nil }
                 control.finished.raise()
             }
         } catch {
             // No thread (out of threads, or stopping): the item stays queued for the next round.
-            withStateLock { downloads[id] = nil }
+            withState { $0.downloads[id] = nil }
             control.finished.raise()
         }
     }
@@ -101,7 +101,7 @@ extension ContentCache {
     // MARK: Actions
 
     func pause(_ id: String) throws -> CacheItem? {
-        if let control = withStateLock({ downloads[id] }) { control.ask(.pause); waitForStop(id) }
+        if let control = withState({ $0.downloads[id] }) { control.ask(.pause); waitForStop(id) }
         return try update(id) { item in if item.state != .paused { try item.move(to: .paused) } }
     }
 
@@ -113,23 +113,23 @@ extension ContentCache {
 
     /// Stops a download for good: failed with `cancelled`.
     func cancel(_ id: String) throws -> CacheItem? {
-        if let control = withStateLock({ downloads[id] }) { control.ask(.cancel); waitForStop(id) }
+        if let control = withState({ $0.downloads[id] }) { control.ask(.cancel); waitForStop(id) }
         return try update(id) { item in
             if item.state != .failed { try item.move(to: .failed, error: .cancelled, detail: "cancelled by the operator") }
         }
     }
 
     func cancelDownload(_ id: String) {
-        if let control = withStateLock({ downloads[id] }) { control.ask(.delete); waitForStop(id) }
+        if let control = withState({ $0.downloads[id] }) { control.ask(.delete); waitForStop(id) }
     }
 
     /// Waits until the downloads running now have ended (their threads are done with them).
     func waitForDownloads() {
-        for control in withStateLock({ Array(downloads.values) }) { _ = control.finished.wait(untilMonotonic: nil) }
+        for control in withState({ Array($0.downloads.values) }) { _ = control.finished.wait(untilMonotonic: nil) }
     }
 
     private func waitForStop(_ id: String) {
-        if let control = withStateLock({ downloads[id] }) { _ = control.finished.wait(untilMonotonic: nil) }
+        if let control = withState({ $0.downloads[id] }) { _ = control.finished.wait(untilMonotonic: nil) }
     }
 
     // MARK: The download

@@ -1,5 +1,6 @@
 import GrandstandCore
 import GrandstandRuntime
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,10 +11,9 @@ import GrandstandServing
 /// each completed segment on its own thread, and on stop writes a VOD playlist of byte ranges
 /// into the file. A recording fails (and keeps what it has) when a write fails (disk full) or
 /// the channel leaves. docs/records.md.
-final class Recorder: @unchecked Sendable {
-    // @unchecked: `records` and `stopping` only under `lock`; a Record's file is only written
-    // on the recorder's thread or after it is removed from the active set under the lock.
-    final class Record {
+final class Recorder: Sendable {
+    /// A recording as listed and answered.
+    struct Record: Sendable {
         let name: String
         let channel: String
         var state: RecordState
@@ -21,8 +21,6 @@ final class Recorder: @unchecked Sendable {
         var stoppedAtNanoseconds: Int64?
         var segments: [VODSegment] = []
         var bytes = 0
-        var file: RecordFile?
-        weak var source: VideoChannel?
 
         init(name: String, channel: String, state: RecordState, startedAt: Int64) {
             self.name = name
@@ -32,14 +30,20 @@ final class Recorder: @unchecked Sendable {
         }
     }
 
+    /// A running recording's file and the channel it taps (weak: a dropped channel ends it).
+    private struct Writer {
+        let file: RecordFile
+        weak var source: VideoChannel?
+    }
+
     let store: RecordStore
     private let gateway: Gateway
     private let events: EventLog
-    private let lock = Lock()
-    /// Serializes file writes and finishing (the writer thread and stop requests).
-    private let writing = Lock()
-    private var records: [String: Record] = [:]
-    private var thread: ServiceThread?
+    private let records: Mutex<[String: Record]>
+    /// The running recordings' files. Held for every write and every finish (the writer thread
+    /// and stop requests), so those follow each other; taken before `records` when both are.
+    private let writing = Mutex<[String: Writer]>([:])
+    private let thread = Mutex<ServiceThread?>(nil)
     private let clock: any Clock
 
     init(store: RecordStore, gateway: Gateway, events: EventLog, clock: any Clock = SystemClock()) {
@@ -47,23 +51,26 @@ final class Recorder: @unchecked Sendable {
         self.clock = clock
         self.gateway = gateway
         self.events = events
+        var loaded: [String: Record] = [:]
         for name in store.storedNames() {
-            if let record = Self.loadMetadata(store, name) { records[name] = record }
+            if let record = Self.loadMetadata(store, name) { loaded[name] = record }
         }
+        records = Mutex(loaded)
     }
 
     /// Starts the writer thread (`recorder`): every 100 ms it appends what the taps collected.
     func start() throws(RuntimeError) {
-        thread = try ServiceThread(name: "recorder") { [self] stop in
-            while !clock.wait(nanoseconds: 100_000_000, or: stop) { flush() }
+        try thread.withLock { (thread: inout ServiceThread?) throws(RuntimeError) in
+            thread = try ServiceThread(name: "recorder") { [self] stop in
+                while !clock.wait(nanoseconds: 100_000_000, or: stop) { flush() }
+            }
         }
     }
 
     /// Stops the thread; recordings still running are stopped and finalized.
     func stop() {
-        thread?.stop()
-        thread = nil
-        for name in lock.withLock({ records.values.filter { $0.state == .recording }.map(\.name) }) { _ = try? stopRecording(name) }
+        thread.withLock { thread in defer { thread = nil }; return thread }?.stop()
+        for name in records.withLock({ $0.values.filter { $0.state == .recording }.map(\.name) }) { _ = try? stopRecording(name) }
     }
 
     // MARK: Requests
@@ -75,15 +82,19 @@ final class Recorder: @unchecked Sendable {
         }
         try store.prepare()
         let record = Record(name: name, channel: channel, state: .recording, startedAt: clock.wallNanoseconds())
-        let failure = lock.withLock { () -> RecordError? in
-            guard records[name] == nil else { return RecordError("record \(name)", errno: EEXIST, reason: "a recording named \"\(name)\" exists") }
+        // Under `writing`: every recording is added there, so the check and the insert are one step.
+        let failure = writing.withLock { writers -> RecordError? in
+            guard records.withLock({ $0[name] == nil }) else {
+                return RecordError("record \(name)", errno: EEXIST, reason: "a recording named \"\(name)\" exists")
+            }
+            let file: RecordFile
             do throws(RecordError) {
-                record.file = try RecordFile(path: store.tsPath(name))
+                file = try RecordFile(path: store.tsPath(name))
             } catch {
                 return error
             }
-            record.source = video
-            records[name] = record
+            writers[name] = Writer(file: file, source: video)
+            records.withLock { $0[name] = record }
             return nil
         }
         if let failure { throw failure }
@@ -95,22 +106,22 @@ final class Recorder: @unchecked Sendable {
 
     @discardableResult
     func stopRecording(_ name: String) throws(RecordError) -> Record {
-        guard let record = lock.withLock({ records[name] }) else { throw RecordError("stop \(name)", errno: ENOENT, reason: "no recording named \"\(name)\"") }
+        guard let record = records.withLock({ $0[name] }) else { throw RecordError("stop \(name)", errno: ENOENT, reason: "no recording named \"\(name)\"") }
         guard record.state == .recording else { return record }
-        writing.withLock {
-            drainLocked(only: name)
-            finish(record, .stopped)
+        writing.withLock { writers in
+            drain(only: name, &writers)
+            finish(name, .stopped, &writers)
         }
-        return record
+        return records.withLock { $0[name] } ?? record
     }
 
     /// Appends what the taps collected now (what the writer thread does every 100 ms), and
     /// fails recordings whose channel is gone.
-    func flush() { writing.withLock { drainLocked(only: nil) } }
+    func flush() { writing.withLock { drain(only: nil, &$0) } }
 
     /// Removes a recording that is not running, and its files.
     func delete(_ name: String) throws(RecordError) {
-        let failure = lock.withLock { () -> RecordError? in
+        let failure = records.withLock { records -> RecordError? in
             guard let record = records[name] else { return RecordError("delete \(name)", errno: ENOENT, reason: "no recording named \"\(name)\"") }
             guard record.state != .recording else { return RecordError("delete \(name)", errno: EBUSY, reason: "stop it first") }
             records[name] = nil
@@ -120,65 +131,78 @@ final class Recorder: @unchecked Sendable {
         for path in [store.tsPath(name), store.playlistPath(name), store.metadataPath(name)] { unlink(path) }
     }
 
-    var list: [Record] { lock.withLock { records.values.sorted { $0.startedAtNanoseconds < $1.startedAtNanoseconds } } }
+    var list: [Record] { records.withLock { $0.values.sorted { $0.startedAtNanoseconds < $1.startedAtNanoseconds } } }
 
     /// The list as answered, read while no segment is being written.
-    var listJSON: JSONValue { writing.withLock { .object([("records", .array(list.map(Self.json)))]) } }
-    func record(_ name: String) -> Record? { lock.withLock { records[name] } }
+    var listJSON: JSONValue { writing.withLock { _ in .object([("records", .array(list.map(Self.json)))]) } }
+    func record(_ name: String) -> Record? { records.withLock { $0[name] } }
 
     // MARK: The writer thread
 
-    /// Appends queued segments to their files. Caller holds `writing`.
-    private func drainLocked(only: String?) {
-        let active = lock.withLock { records.values.filter { $0.state == .recording && (only == nil || $0.name == only) } }
-        for record in active {
-            guard let source = record.source else { finish(record, .failed("channel gone")); continue }
-            for segment in source.tap.take(record.name) {
-                do {
-                    let offset = record.file?.size ?? 0
-                    try record.file?.append(segment.bytes)
-                    record.segments.append(VODSegment(uri: "\(record.name).ts", durationSeconds: segment.durationSeconds,
-                                                      byteRange: offset..<offset + segment.bytes.count,
-                                                      discontinuity: segment.discontinuity && !record.segments.isEmpty))
-                    record.bytes = record.file?.size ?? record.bytes
+    /// Appends queued segments to their files. Caller holds `writing` (`writers`).
+    private func drain(only: String?, _ writers: inout [String: Writer]) {
+        let active = records.withLock { records in
+            records.values.filter { $0.state == .recording && (only == nil || $0.name == only) }.map { ($0.name, $0.channel) }
+        }
+        for (name, channel) in active {
+            guard let writer = writers[name], let source = writer.source else { finish(name, .failed("channel gone"), &writers); continue }
+            var failed = false
+            for segment in source.tap.take(name) {
+                do throws(RecordError) {
+                    let offset = writer.file.size
+                    try writer.file.append(segment.bytes)
+                    let size = writer.file.size
+                    records.withLock { records in
+                        guard var record = records[name] else { return }
+                        record.segments.append(VODSegment(uri: "\(name).ts", durationSeconds: segment.durationSeconds,
+                                                          byteRange: offset..<offset + segment.bytes.count,
+                                                          discontinuity: segment.discontinuity && !record.segments.isEmpty))
+                        record.bytes = size
+                        records[name] = record
+                    }
                 } catch {
-                    finish(record, .failed(error.stateReason))
+                    finish(name, .failed(error.stateReason), &writers)
+                    failed = true
                     break
                 }
             }
             // The channel left the list, or was replaced by a new announcement.
-            if record.state == .recording, source.removedAtNanoseconds != nil || gateway.videoChannel(record.channel) !== source {
-                finish(record, .failed("channel gone"))
+            if !failed, source.removedAtNanoseconds != nil || gateway.videoChannel(channel) !== source {
+                finish(name, .failed("channel gone"), &writers)
             }
         }
     }
 
     /// Ends a recording: unsubscribes, writes the playlist and metadata, logs the outcome.
-    private func finish(_ record: Record, _ state: RecordState) {
-        let proceed = lock.withLock { () -> Bool in
-            guard record.state == .recording else { return false }
+    /// Caller holds `writing` (`writers`).
+    private func finish(_ name: String, _ state: RecordState, _ writers: inout [String: Writer]) {
+        let now = clock.wallNanoseconds()
+        let ended = records.withLock { records -> Record? in
+            guard var record = records[name], record.state == .recording else { return nil }
             record.state = state
-            record.stoppedAtNanoseconds = clock.wallNanoseconds()
-            return true
+            record.stoppedAtNanoseconds = now
+            records[name] = record
+            return record
         }
-        guard proceed else { return }
-        record.source?.tap.unsubscribe(record.name)
-        record.file?.sync()
-        record.file = nil
+        guard let record = ended else { return }
+        if let writer = writers.removeValue(forKey: name) {
+            writer.source?.tap.unsubscribe(name)
+            writer.file.sync()
+        }
         var note = ""
         do {
-            try AtomicFile.write(Array(VODPlaylist.render(record.segments).utf8), to: store.playlistPath(record.name), mode: 0o644)
-            try AtomicFile.write(Array(Self.json(record).encoded.utf8), to: store.metadataPath(record.name), mode: 0o644)
+            try AtomicFile.write(Array(VODPlaylist.render(record.segments).utf8), to: store.playlistPath(name), mode: 0o644)
+            try AtomicFile.write(Array(Self.json(record).encoded.utf8), to: store.metadataPath(name), mode: 0o644)
         } catch {
             note = " (files not finalized: \(error))"
         }
         switch state {
         case .failed(let reason):
-            events.record(GatewayEvent(.recordFailed, "recording \(record.name) of channel \(record.channel) failed: \(reason)\(note)",
-                                       fields: [("RECORD", record.name), ("CHANNEL", record.channel), ("REASON", reason)]))
+            events.record(GatewayEvent(.recordFailed, "recording \(name) of channel \(record.channel) failed: \(reason)\(note)",
+                                       fields: [("RECORD", name), ("CHANNEL", record.channel), ("REASON", reason)]))
         default:
-            events.record(GatewayEvent(.recordStopped, "recording \(record.name) of channel \(record.channel) stopped: \(record.segments.count) segments, \(record.bytes) bytes\(note)",
-                                       fields: [("RECORD", record.name), ("CHANNEL", record.channel), ("BYTES", String(record.bytes)),
+            events.record(GatewayEvent(.recordStopped, "recording \(name) of channel \(record.channel) stopped: \(record.segments.count) segments, \(record.bytes) bytes\(note)",
+                                       fields: [("RECORD", name), ("CHANNEL", record.channel), ("BYTES", String(record.bytes)),
                                                 ("SEGMENTS", String(record.segments.count))]))
         }
     }
@@ -213,7 +237,7 @@ final class Recorder: @unchecked Sendable {
             if case .string(let reason)? = document["reason"] { why = reason }
             state = .failed(why)
         }
-        let record = Record(name: name, channel: channel, state: state, startedAt: 0)
+        var record = Record(name: name, channel: channel, state: state, startedAt: 0)
         record.segments = segments
         if case .number(let size)? = document["bytes"] { record.bytes = Int(size) }
         return record

@@ -1,5 +1,6 @@
 import GrandstandCore
 import GrandstandRuntime
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,16 +10,17 @@ import GrandstandOperations
 /// `stateDirectory/timelines.json` on every change (crash-safe replace), the play-once memory of
 /// fan sessions (bounded, in memory) and the live breaks' anchors (in memory: a restarted
 /// channel starts a new numbering anyway).
-final class TimelineService: @unchecked Sendable {
-    // @unchecked: every var only under `lock`.
-    private let lock = Lock()
-    private var schedule = Schedule()
-    private var sessions: SessionSeen
-    private var anchors: [String: [String: LiveSplice.Anchor]] = [:]
-    private var resolverStorage: ClipResolver?
+final class TimelineService: Sendable {
+    private struct State {
+        var schedule = Schedule()
+        var sessions: SessionSeen
+        var anchors: [String: [String: LiveSplice.Anchor]] = [:]
+        var resolver: ClipResolver?
+    }
+    private let state: Mutex<State>
     let path: String
     /// What loading the stored schedule left out (shown by `GET /api/v1/timelines`).
-    private(set) var loadIssues: [JSONIssue] = []
+    let loadIssues: [JSONIssue]
 
     /// A refused request: the HTTP status and the problems with their JSON paths.
     struct Refusal: Error {
@@ -41,25 +43,28 @@ final class TimelineService: @unchecked Sendable {
     }
 
     init(stateDirectory: String, sessions: SessionSeen = SessionSeen()) {
-        path = stateDirectory + "/timelines.json"
-        self.sessions = sessions
+        let path = stateDirectory + "/timelines.json"
+        self.path = path
+        var schedule = Schedule(), issues: [JSONIssue] = []
         do {
             if let bytes = try AtomicFile.read(path, limit: 64 << 20) {
                 let document = try JSONParser.parse(bytes)
-                (schedule, loadIssues) = ScheduleJSON.decode(document)
+                (schedule, issues) = ScheduleJSON.decode(document)
             }
         } catch {
-            loadIssues = [JSONIssue(path: .root, reason: "\(path): \(error)")]
+            issues = [JSONIssue(path: .root, reason: "\(path): \(error)")]
         }
+        loadIssues = issues
+        state = Mutex(State(schedule: schedule, sessions: sessions))
     }
 
     /// Clips come from the content cache; without one, scheduling is refused (503).
     var cache: ContentCache? {
-        get { lock.withLock { resolverStorage?.cache } }
-        set { lock.withLock { resolverStorage = newValue.map(ClipResolver.init) } }
+        get { state.withLock { $0.resolver?.cache } }
+        set { state.withLock { $0.resolver = newValue.map(ClipResolver.init) } }
     }
 
-    var current: Schedule { lock.withLock { schedule } }
+    var current: Schedule { state.withLock { $0.schedule } }
 
     // MARK: Changes
 
@@ -85,7 +90,7 @@ final class TimelineService: @unchecked Sendable {
 
     func deleteTimeline(_ id: String) throws(Refusal) {
         try change { (schedule: inout Schedule) throws(ScheduleError) in try schedule.removeTimeline(id) }
-        lock.withLock { sessions.forget { $0.hasPrefix(id + "\n") } }
+        state.withLock { $0.sessions.forget { $0.hasPrefix(id + "\n") } }
     }
 
     func addInsert(_ body: JSONValue) throws(Refusal) -> InsertRecord {
@@ -110,7 +115,7 @@ final class TimelineService: @unchecked Sendable {
     }
 
     private func resolver() throws(Refusal) -> ClipResolver {
-        guard let resolver = lock.withLock({ resolverStorage }) else {
+        guard let resolver = state.withLock({ $0.resolver }) else {
             throw Refusal(503, [JSONIssue(path: .root, reason: "no content cache configured: clips come from cached items")])
         }
         return resolver
@@ -118,8 +123,8 @@ final class TimelineService: @unchecked Sendable {
 
     /// Applies `body` to a copy, persists it, then makes it current (a failed write changes nothing).
     private func change(_ body: (inout Schedule) throws(ScheduleError) -> Void) throws(Refusal) {
-        let failure = lock.withLock { () -> Refusal? in
-            var next = schedule
+        let failure = state.withLock { state -> Refusal? in
+            var next = state.schedule
             do throws(ScheduleError) { try body(&next) } catch { return Refusal(error) }
             let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
             if !directory.isEmpty, mkdir(directory, 0o755) != 0, errno != EEXIST {
@@ -130,7 +135,7 @@ final class TimelineService: @unchecked Sendable {
             } catch {
                 return Refusal(500, [JSONIssue(path: .root, reason: "saving the schedule: \(error)")])
             }
-            schedule = next
+            state.schedule = next
             return nil
         }
         if let failure { throw failure }
@@ -141,27 +146,27 @@ final class TimelineService: @unchecked Sendable {
     /// Timeline `id`'s playlist for `session` (nil: no session memory, every insert shown),
     /// remembering the play-once inserts it showed. Nil for an unknown timeline.
     func playlist(_ id: String, session: String?, now: Int64) -> String? {
-        lock.withLock {
-            guard let timeline = schedule.timeline(id) else { return nil }
+        state.withLock { state in
+            guard let timeline = state.schedule.timeline(id) else { return nil }
             let key = session.map { id + "\n" + $0 }
-            let seen = key.map { sessions.seen($0, now: now) } ?? []
+            let seen = key.map { state.sessions.seen($0, now: now) } ?? []
             let (text, shown) = timeline.playlist(seen: seen)
-            if let key, !shown.isEmpty { sessions.add(shown, to: key, now: now) }
+            if let key, !shown.isEmpty { state.sessions.add(shown, to: key, now: now) }
             return text
         }
     }
 
-    var sessionCount: Int { lock.withLock { sessions.count } }
+    var sessionCount: Int { state.withLock { $0.sessions.count } }
 
     /// Channel `id`'s live inserts: none, some spliced already (an anchor is known), or one due
     /// (its wall-clock time has come: the next splice may anchor it) — else pending.
     enum LiveState { case none, pending, due, spliced }
 
     func liveState(_ id: String, nowNanoseconds: Int64) -> LiveState {
-        lock.withLock {
-            let inserts = schedule.inserts(for: .channel(id))
+        state.withLock { state in
+            let inserts = state.schedule.inserts(for: .channel(id))
             guard !inserts.isEmpty else { return .none }
-            if !(anchors[id] ?? [:]).isEmpty { return .spliced }
+            if !(state.anchors[id] ?? [:]).isEmpty { return .spliced }
             let now = Double(nowNanoseconds) / 1e9
             return inserts.contains { if case .wallClock(let at) = $0.position { return at <= now } else { return false } } ? .due : .pending
         }
@@ -169,17 +174,17 @@ final class TimelineService: @unchecked Sendable {
 
     /// Channel `id`'s live playlist text with its wall-clock breaks spliced in (LiveSplice).
     func spliceLive(_ id: String, _ text: String) -> String {
-        lock.withLock {
-            let timeline = Timeline(main: [], inserts: schedule.inserts(for: .channel(id)).map(\.insert))
+        state.withLock { state in
+            let timeline = Timeline(main: [], inserts: state.schedule.inserts(for: .channel(id)).map(\.insert))
             var breaks: [LiveSplice.Break] = []
             for insert in timeline.inserts {
                 guard case .wallClock(let at) = insert.position else { continue }
                 breaks.append(LiveSplice.Break(id: insert.id, unixSeconds: at, segments: timeline.breakSegments(anchoredAt: insert.id)))
             }
-            var known = anchors[id] ?? [:]
+            var known = state.anchors[id] ?? [:]
             let out = LiveSplice.splice(text, breaks: breaks, anchors: &known)
             // Anchors of inserts since deleted are dropped.
-            anchors[id] = known.filter { entry in breaks.contains { $0.id == entry.key } }
+            state.anchors[id] = known.filter { entry in breaks.contains { $0.id == entry.key } }
             return out
         }
     }

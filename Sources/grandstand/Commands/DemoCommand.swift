@@ -12,6 +12,7 @@ import GrandstandRuntime
 import GrandstandDaemon
 import GrandstandOperations
 import GrandstandStreamer
+import Synchronization
 
 /// `grandstand demo`: the venue streamer and the gateway in one process. The embedded streamer
 /// (the `send` code) loops a sample file as several channels on loopback multicast, with
@@ -133,45 +134,48 @@ struct DemoCommand: ParsableCommand {
 }
 
 /// `grandstand send` on a worker thread, run in short slices so it can be stopped.
-final class DemoStreamer: @unchecked Sendable {
-    // @unchecked: `gotSignal` is only touched under `lock`; the session only on the thread.
-    private let session: SendSession
-    private let lock = Lock()
-    private var gotSignal = false
-    private var thread: ServiceThread?
+final class DemoStreamer: Sendable {
+    /// The session (sockets; not Sendable) is opened here and handed to the thread, its only
+    /// user from then on.
+    private let handover: Mutex<SendSession?>
+    private let gotSignal = Mutex(false)
+    private let thread = Mutex<ServiceThread?>(nil)
 
     init(arguments: [String]) throws {
         let command = try SendCommand.parse(arguments)
         let plan = try SendPlan(command)
         let clock = SendClock()
-        session = plan.session(start: clock.now + 20_000_000)
+        let session = plan.session(start: clock.now + 20_000_000)
         try session.openSockets()
+        handover = Mutex(session)
     }
 
     /// True when the streamer's thread took a SIGINT/SIGTERM (either thread may receive it).
-    var signalled: Bool { lock.withLock { gotSignal } }
+    var signalled: Bool { gotSignal.withLock { $0 } }
 
     /// Starts the streamer's thread (`demo-streamer`).
     func start() throws(RuntimeError) {
-        thread = try ServiceThread(name: "demo-streamer") { [self] stop in
-            var clock = SendClock()
-            while !stop.isRaised {
-                do {
-                    if try session.run(clock: &clock, stopAt: clock.now + 250_000_000, untilSignal: true) {
-                        lock.withLock { gotSignal = true }
+        try thread.withLock { (thread: inout ServiceThread?) throws(RuntimeError) in
+            thread = try ServiceThread(name: "demo-streamer") { [self] stop in
+                guard let session = handover.withLock({ session in let taken = session; session = nil; return taken }) else { return }
+                var clock = SendClock()
+                while !stop.isRaised {
+                    do {
+                        if try session.run(clock: &clock, stopAt: clock.now + 250_000_000, untilSignal: true) {
+                            gotSignal.withLock { $0 = true }
+                            break
+                        }
+                    } catch {
+                        printError("grandstand demo: streamer: \(error)")
                         break
                     }
-                } catch {
-                    printError("grandstand demo: streamer: \(error)")
-                    break
                 }
+                session.sendDeletions(now: clock.now)
             }
-            session.sendDeletions(now: clock.now)
         }
     }
 
     func stop() {
-        thread?.stop()
-        thread = nil
+        thread.withLock { thread in defer { thread = nil }; return thread }?.stop()
     }
 }

@@ -1,4 +1,5 @@
 import GrandstandRuntime
+import Synchronization
 import GrandstandCore
 #if canImport(Glibc)
 import Glibc
@@ -120,12 +121,10 @@ struct ReadBuffer {
 
 /// The event loop's side of `HTTPResponder`: the first answer (or an immediate one) wins; a
 /// deferred one goes through the loop's mailbox, which wakes the loop.
-final class EventLoopDelivery: ResponseDelivery, @unchecked Sendable {
-    // @unchecked: `answered` is under `lock`; `loop` posts under its own lock.
+final class EventLoopDelivery: ResponseDelivery {
     let connectionID: UInt64
     private let loop: EventLoop
-    private let lock = Lock()
-    private var answered = false
+    private let answered = Mutex(false)
 
     init(connectionID: UInt64, loop: EventLoop) {
         self.connectionID = connectionID
@@ -133,7 +132,7 @@ final class EventLoopDelivery: ResponseDelivery, @unchecked Sendable {
     }
 
     func deliver(_ response: HTTPResponse) {
-        let first: Bool = lock.withLock {
+        let first: Bool = answered.withLock { answered in
             defer { answered = true }
             return !answered
         }
@@ -141,5 +140,5 @@ final class EventLoopDelivery: ResponseDelivery, @unchecked Sendable {
     }
 
     /// The handler answered at once (or the connection closed): later responds are ignored.
-    func claim() { lock.withLock { answered = true } }
+    func claim() { answered.withLock { $0 = true } }
 }

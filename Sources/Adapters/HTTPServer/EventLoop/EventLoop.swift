@@ -1,6 +1,7 @@
 import GrandstandRuntime
 import CGSEventLoop
 import GrandstandCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,8 +11,12 @@ import Glibc
 /// registered once), and an eventfd that other threads write to hand over deferred answers and
 /// stream wake-ups. Everything but the mailbox and the counters lives on the loop's thread.
 final class EventLoop: @unchecked Sendable {
-    // @unchecked: mailbox and counters are under `lock`; the rest is loop-thread only.
-    enum Mail {
+    // @unchecked: confinement the compiler cannot express. Other threads only post mail, request
+    // a stop and read statistics, all through `shared` (a Mutex). Every other var — the
+    // connections, per-client counts, the listening flag, the tick — is touched only by `run()`
+    // and what it calls, on the loop's one thread (EventLoopServer starts exactly one; before it
+    // starts and after it returns nobody else touches them), like NIO's `EventLoop`.
+    enum Mail: Sendable {
         case answer(UInt64, EventLoopDelivery, HTTPResponse)
         case streamReady(UInt64)
     }
@@ -29,13 +34,16 @@ final class EventLoop: @unchecked Sendable {
     let headerTimeout: Int64
     let idleTimeout: Int64
 
-    private let lock = Lock()
-    private var mail: [Mail] = []
-    private var wakePending = false
-    private var stopping = false
-    private var descriptorsClosed = false
-    private var openCount = 0
-    private var cutCount = 0
+    /// What other threads share with the loop.
+    private struct Shared {
+        var mail: [Mail] = []
+        var wakePending = false
+        var stopping = false
+        var descriptorsClosed = false
+        var openCount = 0
+        var cutCount = 0
+    }
+    private let shared = Mutex(Shared())
 
     var connections: [UInt64: Connection] = [:]
     private var perClient: [String: Int] = [:]
@@ -71,7 +79,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     var statistics: HTTPListenerStatistics {
-        let (open, cut) = lock.withLock { (openCount, cutCount) }
+        let (open, cut) = shared.withLock { ($0.openCount, $0.cutCount) }
         return HTTPListenerStatistics(connections: open, slowClientsCut: cut, streams: streams.count, streamChunksDropped: streams.dropped)
     }
 
@@ -79,19 +87,19 @@ final class EventLoop: @unchecked Sendable {
 
     /// Queues `message` and wakes the loop (one eventfd write per batch).
     func post(_ message: Mail) {
-        let write: Bool = lock.withLock {
-            guard !descriptorsClosed else { return false }
-            mail.append(message)
-            defer { wakePending = true }
-            return !wakePending
+        let write: Bool = shared.withLock { shared in
+            guard !shared.descriptorsClosed else { return false }
+            shared.mail.append(message)
+            defer { shared.wakePending = true }
+            return !shared.wakePending
         }
         if write { signalWake() }
     }
 
     func requestStop() {
-        let write: Bool = lock.withLock {
-            guard !descriptorsClosed else { return false }
-            stopping = true
+        let write: Bool = shared.withLock { shared in
+            guard !shared.descriptorsClosed else { return false }
+            shared.stopping = true
             return true
         }
         if write { signalWake() }
@@ -99,7 +107,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func signalWake() {
         var one: UInt64 = 1
-        _ = lock.withLock { descriptorsClosed ? 0 : write(wakeFD, &one, 8) }
+        _ = shared.withLock { $0.descriptorsClosed ? 0 : write(wakeFD, &one, 8) }
     }
 
     // MARK: The loop's thread
@@ -126,7 +134,7 @@ final class EventLoop: @unchecked Sendable {
                     }
                 }
             }
-            if lock.withLock({ stopping }) { break }
+            if shared.withLock({ $0.stopping }) { break }
             if now - lastTick >= 250_000_000 {
                 lastTick = now
                 tick(now: now)
@@ -142,10 +150,10 @@ final class EventLoop: @unchecked Sendable {
     private func drainWake(now: Int64) {
         var value: UInt64 = 0
         _ = read(wakeFD, &value, 8)
-        let batch: [Mail] = lock.withLock {
-            wakePending = false
-            defer { mail.removeAll(keepingCapacity: true) }
-            return mail
+        let batch: [Mail] = shared.withLock { shared in
+            shared.wakePending = false
+            defer { shared.mail.removeAll(keepingCapacity: true) }
+            return shared.mail
         }
         for message in batch {
             switch message {
@@ -201,7 +209,7 @@ final class EventLoop: @unchecked Sendable {
             perClient[key] = count + 1
             connections[id] = Connection(id: id, fd: fd, client: client, clientKey: key, limits: parserLimits,
                                          now: now, headerTimeout: headerTimeout)
-            lock.withLock { openCount += 1 }
+            shared.withLock { $0.openCount += 1 }
         }
     }
 
@@ -264,7 +272,7 @@ final class EventLoop: @unchecked Sendable {
         if let count = perClient[connection.clientKey] {
             if count <= 1 { perClient.removeValue(forKey: connection.clientKey) } else { perClient[connection.clientKey] = count - 1 }
         }
-        lock.withLock { openCount -= 1 }
+        shared.withLock { $0.openCount -= 1 }
         if !listening { resumeListening(now: monotonicNanoseconds()) }
     }
 
@@ -275,7 +283,7 @@ final class EventLoop: @unchecked Sendable {
             switch connection.phase {
             case .head, .body:
                 if headerTimeout > 0, now >= connection.headDeadline {
-                    lock.withLock { cutCount += 1 }
+                    shared.withLock { $0.cutCount += 1 }
                     closeConnection(connection)
                 } else if idleTimeout > 0, now - connection.lastActivity >= idleTimeout {
                     closeConnection(connection)
@@ -295,9 +303,9 @@ final class EventLoop: @unchecked Sendable {
         listening = true   // closing connections must not re-arm the listener
         for connection in Array(connections.values) { closeConnection(connection) }
         for stream in streams.all() { stream.close() }
-        lock.withLock {
-            descriptorsClosed = true
-            mail.removeAll()
+        shared.withLock { shared in
+            shared.descriptorsClosed = true
+            shared.mail.removeAll()
         }
         closeDescriptors()
     }
