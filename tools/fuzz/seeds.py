@@ -192,6 +192,26 @@ def synthetic_seeds(out):
                            (6, "venueName=Demo%20Stadium;contentOwner=Grandstand;appDeveloper=Grandstand"),
                            (7, "every:10"), (7, "0,5,10-12"), (7, "smpte2022-1:L=5,D=4,row=no"), (7, "reed-solomon:k=20,m=4,port=5002")):
         out.put("query", bytes([selector]) + text.encode())
+    # sdt: whole SDT sections (ETSI EN 300 468 §5.2.3), one and two services, UTF-8 and default text.
+    def crc32_mpeg2(data):
+        crc = 0xFFFFFFFF
+        for byte in data:
+            crc ^= byte << 24
+            for _ in range(8):
+                crc = (crc << 1) ^ 0x04C11DB7 if crc & 0x80000000 else crc << 1
+                crc &= 0xFFFFFFFF
+        return crc
+
+    def sdt_service(sid, provider, name, stype=1):
+        descriptor = bytes([0x48, 3 + len(provider) + len(name), stype, len(provider)]) + provider + bytes([len(name)]) + name
+        return struct.pack(">H", sid) + bytes([0xFC, 0x80 | len(descriptor) >> 8, len(descriptor) & 0xFF]) + descriptor
+
+    for services in ([sdt_service(1, b"FFmpeg", b"Service01")],
+                     [sdt_service(1, b"Venue", b"Main Bowl"), sdt_service(2, b"", b"\x15Trib\xc3\xbcne", stype=2)]):
+        body = b"\x20\x85\xff" + b"".join(services)
+        length = 5 + len(body) + 4
+        section = bytes([0x42, 0xF0 | length >> 8, length & 0xFF, 0x04, 0x01, 0xC1, 0, 0]) + body
+        out.put("sdt", section + struct.pack(">I", crc32_mpeg2(section)))
     # http1: a split selector, then what a client sent (one request, pipelined ones, bad ones).
     for selector, text in ((0x40, b"GET /channels/cam/live.m3u8?_HLS_msn=3&_HLS_part=1 HTTP/1.1\r\nHost: gw\r\n\r\n"),
                            (0x10, b"HEAD / HTTP/1.0\r\n\r\nGET /channels.json HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n"),
