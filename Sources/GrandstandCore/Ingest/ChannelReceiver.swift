@@ -48,7 +48,7 @@ struct ChannelReceiver: Sendable {
                 let skipped = aligner.skippedBytes
                 let packets = aligner.packets(datagram.payload)
                 if aligner.skippedBytes != skipped { stats.drop(.tsLostSync) }
-                demux(packets, time: time, findingLoss: true, plainUDP: true, stats: &stats, into: &actions)
+                demux(packets, time: time, plainUDP: true, stats: &stats, into: &actions)
             } else {
                 deliverData(datagram.payload, time: time, stats: &stats, into: &actions)
             }
@@ -137,9 +137,10 @@ struct ChannelReceiver: Sendable {
 
     /// Splits an RTP payload into 188-byte TS packets (RFC 2250: normally 7), drops malformed
     /// packets and continuity duplicates, counts discontinuities, and hands on the rest.
-    /// `findingLoss` (plain UDP, where nothing else can): the packets a continuity jump says are
-    /// missing (ISO/IEC 13818-1 §2.4.3.3, modulo 16 per PID) go out as a gap before this datagram.
-    private mutating func demux(_ payload: ArraySlice<UInt8>, time: Int64, findingLoss: Bool = false, plainUDP: Bool = false,
+    /// `plainUDP` (the datagram was already counted and aligned, and nothing else can find loss):
+    /// the packets a continuity jump says are missing (ISO/IEC 13818-1 §2.4.3.3, modulo 16 per
+    /// PID) go out as a gap before this datagram.
+    private mutating func demux(_ payload: ArraySlice<UInt8>, time: Int64, plainUDP: Bool = false,
                                 stats: inout ChannelStats, into actions: inout [IngestAction]) {
         let size = TSPacket.size
         let whole = payload.count / size
@@ -180,7 +181,7 @@ struct ChannelReceiver: Sendable {
                 }
             }
         }
-        if findingLoss, missing > 0 {
+        if plainUDP, missing > 0 {
             stats.gaps += 1
             stats.gapPackets += missing
             actions.append(.gap(channelID: id, lostPackets: missing, timestampNanoseconds: time))
