@@ -133,6 +133,9 @@ public final class Gateway: Sendable {
                     default:
                         break
                     }
+                    // A video channel that became something else (a multiplex split into its
+                    // programs) stops like a removed one: its window stays until it expires.
+                    if channel.kind != .video, let old = state.video[channel.id], old.removedAtNanoseconds == nil { finished.append(old) }
                 case .removed:
                     state.channelList.removeAll { $0.id == channel.id }
                     if let old = state.video[channel.id] { finished.append(old) }

@@ -25,6 +25,8 @@ extension GatewayConfig {
         public var bandwidthKbps: Int?
         /// File channels: the FLUTE session's TSI (`tsi`); nil accepts any.
         public var fluteTSI: UInt64? = nil
+        /// Video: `programs`, which programs of a multi-program TS become channels.
+        public var programs: ProgramSelection = .auto
     }
 
     /// `discovery`: SAP groups listened to (port 9875) and the retirement policy. RFC 2974 §3.1
@@ -36,6 +38,8 @@ extension GatewayConfig {
         public var sapGroups: [IPAddress] = Discovery.wellKnownSAPGroups
         public var retireMinimumSeconds = 60
         public var retireIntervalMultiple = 10
+        /// How announced multi-program streams are split (`"auto"` or `"whole"`).
+        public var programs: ProgramSelection = .auto
     }
 }
 
@@ -118,7 +122,7 @@ extension GatewayConfig {
     static func decodeDiscovery(_ root: JSONObjectView, _ reader: inout JSONReader) -> Discovery {
         var discovery = Discovery()
         guard let object = reader.object(root["discovery"], at: root.path("discovery"),
-                                         known: ["sapGroups", "retireMinimumSeconds", "retireIntervalMultiple"]) else { return discovery }
+                                         known: ["sapGroups", "retireMinimumSeconds", "retireIntervalMultiple", "programs"]) else { return discovery }
         if let items = reader.array(object["sapGroups"], at: object.path("sapGroups")) {
             discovery.sapGroups = items.compactMap { path, value in decodeGroup(value, at: path, &reader) }
             if items.isEmpty { reader.report(object.path("sapGroups"), "must list at least one group (or leave the key out)") }
@@ -127,7 +131,37 @@ extension GatewayConfig {
                                                         in: 1...86_400) ?? discovery.retireMinimumSeconds
         discovery.retireIntervalMultiple = reader.integer(object["retireIntervalMultiple"], at: object.path("retireIntervalMultiple"),
                                                           in: 1...100) ?? discovery.retireIntervalMultiple
+        if let value = object["programs"], let programs = decodePrograms(value, at: object.path("programs"), &reader) {
+            if case .only = programs {
+                reader.report(object.path("programs"), "announced channels take \"auto\" or \"whole\"; pick programs in a static channel")
+            } else {
+                discovery.programs = programs
+            }
+        }
         return discovery
+    }
+
+    /// `programs`: `"auto"`, `"whole"`, or a non-empty array of distinct program_numbers 1…65535
+    /// (program 0 is the network PID, ISO/IEC 13818-1 §2.4.4.3).
+    static func decodePrograms(_ value: JSONValue, at path: JSONPath, _ reader: inout JSONReader) -> ProgramSelection? {
+        if case .string(let text) = value {
+            switch text {
+            case "auto": return .auto
+            case "whole": return .whole
+            default:
+                reader.report(path, "\"\(text)\" is not a program choice (\"auto\", \"whole\" or an array of program numbers)")
+                return nil
+            }
+        }
+        guard let items = reader.array(value, at: path) else { return nil }
+        var numbers: [UInt16] = []
+        for (itemPath, item) in items {
+            guard let number = reader.integer(item, at: itemPath, in: 1...65535) else { continue }
+            if numbers.contains(UInt16(number)) { reader.report(itemPath, "program \(number) is listed twice"); continue }
+            numbers.append(UInt16(number))
+        }
+        if items.isEmpty { reader.report(path, "must list at least one program number (or use \"whole\")") }
+        return numbers.isEmpty ? nil : .only(numbers)
     }
 
     static func decodeGroup(_ value: JSONValue?, at path: JSONPath, _ reader: inout JSONReader) -> IPAddress? {
@@ -143,7 +177,7 @@ extension GatewayConfig {
         return address
     }
 
-    static let staticChannelKeys: Set<String> = ["name", "kind", "group", "port", "source", "transport", "fec", "tsi", "channelText", "bandwidthKbps"]
+    static let staticChannelKeys: Set<String> = ["name", "kind", "group", "port", "source", "transport", "fec", "tsi", "channelText", "bandwidthKbps", "programs"]
 
     static func decodeChannels(_ root: JSONObjectView, _ reader: inout JSONReader) -> [StaticChannel] {
         guard let items = reader.array(root["channels"], at: root.path("channels")) else { return [] }
@@ -192,6 +226,14 @@ extension GatewayConfig {
             if !rtp, let fec, fec != .none {
                 reader.report(object.path("fec"), "FEC needs RTP sequence numbers; a \"udp\" channel finds loss from TS continuity counters")
             }
+            var programs = ProgramSelection.auto
+            if let value = object["programs"] {
+                if kind != .video {
+                    reader.report(object.path("programs"), "only video channels carry MPEG-TS programs")
+                } else if let chosen = decodePrograms(value, at: object.path("programs"), &reader) {
+                    programs = chosen
+                }
+            }
             let text = reader.string(object["channelText"], at: object.path("channelText"), nonEmpty: false)
             let bandwidth = reader.integer(object["bandwidthKbps"], at: object.path("bandwidthKbps"), in: 0...10_000_000)
             guard let name, let kind, let group, let port else { continue }
@@ -204,7 +246,7 @@ extension GatewayConfig {
             if object["fec"] != nil, fec == nil { continue }
             channels.append(StaticChannel(name: name, kind: kind, group: group, port: UInt16(port), source: source,
                                           rtp: kind == .file ? false : rtp, fec: fec ?? .none, channelText: text,
-                                          bandwidthKbps: bandwidth, fluteTSI: tsi))
+                                          bandwidthKbps: bandwidth, fluteTSI: tsi, programs: programs))
         }
         return channels
     }

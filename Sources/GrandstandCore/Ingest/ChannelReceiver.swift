@@ -13,6 +13,11 @@ struct ChannelReceiver: Sendable {
     /// Plain-UDP video: whole TS packets from datagrams that may cut them (FFmpeg's defaults).
     var aligner = TSStreamAligner()
     var recovery: any RecoveryStage
+    let programs: ProgramSelection
+    /// Video: splits a multi-program stream (nil when the configuration keeps the mux whole).
+    var splitter: ProgramSplitter?
+    /// The channel id of each split program, set by the pipeline when it lists them.
+    var programChannels: [UInt16: String] = [:]
     /// The recovery stage's outputs for one media packet, reused (emptied after each packet).
     private var scratch: [RecoveryOutput] = []
 
@@ -22,8 +27,13 @@ struct ChannelReceiver: Sendable {
         rtp = channel.rtp
         source = channel.source
         fec = channel.fec
+        programs = channel.programs
+        splitter = channel.kind == .video && channel.programs != .whole ? ProgramSplitter(selection: channel.programs) : nil
         self.recovery = recovery
     }
+
+    /// Changes whenever the split programs change (the pipeline then relists them).
+    var programRevision: Int { splitter?.revision ?? 0 }
 
     /// A datagram on the channel's media port.
     mutating func media(_ datagram: Datagram, stats: inout ChannelStats, into actions: inout [IngestAction]) {
@@ -93,6 +103,7 @@ struct ChannelReceiver: Sendable {
     mutating func tick(now: Int64, stats: inout ChannelStats, into actions: inout [IngestAction]) {
         let outputs = recovery.tick(nowNanoseconds: now)
         handle(outputs, stats: &stats, into: &actions)
+        splitter?.tick(at: now)
     }
 
     /// The channel goes away: the recovery stage hands on what it holds (docs/fec.md).
@@ -119,9 +130,7 @@ struct ChannelReceiver: Sendable {
         for output in outputs {
             switch output {
             case .lost(let count, let time):
-                stats.gaps += 1
-                stats.gapPackets += count
-                actions.append(.gap(channelID: id, lostPackets: count, timestampNanoseconds: time))
+                gap(count, time: time, stats: &stats, into: &actions)
             case .packet(let payload, let time, let recovered):
                 if recovered { stats.recoveredPackets += 1 }
                 demux(payload, time: time, stats: &stats, into: &actions)
@@ -181,15 +190,33 @@ struct ChannelReceiver: Sendable {
                 }
             }
         }
-        if plainUDP, missing > 0 {
-            stats.gaps += 1
-            stats.gapPackets += missing
-            actions.append(.gap(channelID: id, lostPackets: missing, timestampNanoseconds: time))
-        }
+        if plainUDP, missing > 0 { gap(missing, time: time, stats: &stats, into: &actions) }
         let packets: ArraySlice<UInt8> = kept.map { $0[...] } ?? payload[start..<(start + whole * size)]
         guard !packets.isEmpty else { return }
         stats.tsPackets += packets.count / size
         stats.bytesWritten += packets.count
+        if let programs = splitter?.split(packets, at: time) {
+            for (number, bytes) in programs {
+                guard let channel = programChannels[number] else { continue }
+                actions.append(.transportStream(channelID: channel, packets: bytes[...], timestampNanoseconds: time))
+            }
+            return
+        }
         actions.append(.transportStream(channelID: id, packets: packets, timestampNanoseconds: time))
+    }
+
+    /// Packets lost for good: the gap goes to the channel, or to every program split out of it
+    /// (loss in a multiplex cannot be told apart by program).
+    private mutating func gap(_ count: Int, time: Int64, stats: inout ChannelStats, into actions: inout [IngestAction]) {
+        stats.gaps += 1
+        stats.gapPackets += count
+        guard splitter?.isSplit == true else {
+            actions.append(.gap(channelID: id, lostPackets: count, timestampNanoseconds: time))
+            return
+        }
+        self.splitter?.markGap()
+        for channel in programChannels.keys.sorted().compactMap({ programChannels[$0] }) {
+            actions.append(.gap(channelID: channel, lostPackets: count, timestampNanoseconds: time))
+        }
     }
 }

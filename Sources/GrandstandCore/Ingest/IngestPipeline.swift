@@ -52,6 +52,11 @@ public struct IngestPipeline: Sendable {
     struct Lane: Sendable {
         var receiver: ChannelReceiver?
         var stats = ChannelStats()
+        /// The receiver's `programRevision` when its programs were last listed.
+        var programRevision = 0
+
+        /// The receiver split a multiplex differently since the last listing.
+        var programsChanged: Bool { (receiver?.programRevision ?? 0) != programRevision }
 
         mutating func media(_ datagram: Datagram, into actions: inout [IngestAction]) {
             receiver?.media(datagram, stats: &stats, into: &actions)
@@ -79,6 +84,7 @@ public struct IngestPipeline: Sendable {
     private var lanes: [Lane] = []
     private var laneIndex: [String: Int] = [:]
     private var announced: [String: (sessionID: String, title: String)] = [:]
+    private var multiplexes = MultiplexListing()
     private var pending: [ChannelChange]
     private var framesReceived = 0
     private var datagramsReceived = 0
@@ -92,13 +98,18 @@ public struct IngestPipeline: Sendable {
         sapGroups = configuration.sapGroups
         sapGroupSet = Set(configuration.sapGroups)
         recoveryFactory = configuration.recovery
-        pending = registry.channels.map { .added($0) }
         var none: [IngestAction] = []   // no receiver exists yet: nothing to flush
-        apply(pending, now: 0, into: &none)
+        pending = []
+        pending = apply(registry.channels.map { .added($0) }, now: 0, into: &none)
     }
 
-    /// The registry's channels, sorted by id.
-    public var channels: [Channel] { registry.channels }
+    /// The listed channels, sorted by id: the registry's, with split multiplexes shown as such,
+    /// and the programs split out of them.
+    public var channels: [Channel] {
+        let listed = registry.channels
+        guard !multiplexes.isEmpty else { return listed }
+        return (listed.map(multiplexes.present) + listed.flatMap { multiplexes.programs(of: $0.id).values }).sorted { $0.id < $1.id }
+    }
 
     /// Every (group, port, source) to capture and join: the SAP groups on 9875, then each
     /// supported channel's media and FEC repair ports. Sorted, without duplicates.
@@ -156,8 +167,7 @@ public struct IngestPipeline: Sendable {
                 sapDrops.add(reason)
             case .success(let changes):
                 if !changes.isEmpty {
-                    apply(changes, now: datagram.timestampNanoseconds, into: &actions)
-                    actions.append(.channelsChanged(changes))
+                    actions.append(.channelsChanged(apply(changes, now: datagram.timestampNanoseconds, into: &actions)))
                 }
             }
             return
@@ -169,6 +179,7 @@ public struct IngestPipeline: Sendable {
         switch route {
         case .media(let index):
             lanes[index].media(datagram, into: &actions)
+            if lanes[index].programsChanged { relistPrograms(index, into: &actions) }
         case .repair(let index):
             lanes[index].repair(datagram, into: &actions)
         }
@@ -179,12 +190,12 @@ public struct IngestPipeline: Sendable {
         var actions = flushPending()
         let changes = registry.tick(now: nowNanoseconds)
         if !changes.isEmpty {
-            apply(changes, now: nowNanoseconds, into: &actions)
-            actions.append(.channelsChanged(changes))
+            actions.append(.channelsChanged(apply(changes, now: nowNanoseconds, into: &actions)))
         }
         for id in laneIndex.keys.sorted() {
             guard let index = laneIndex[id], lanes[index].receiver != nil else { continue }
             lanes[index].tick(now: nowNanoseconds, into: &actions)
+            if lanes[index].programsChanged { relistPrograms(index, into: &actions) }
         }
         return actions
     }
@@ -205,29 +216,38 @@ public struct IngestPipeline: Sendable {
     /// Follows channel changes: receivers created, reset (when what they receive changed) or
     /// dropped; routes rebuilt. Stats stay, keyed by id. A receiver that goes is flushed first
     /// (its recovery stage's held packets and losses land in `actions`, before the change).
-    private mutating func apply(_ changes: [ChannelChange], now: Int64, into actions: inout [IngestAction]) {
+    /// Returns the changes as listeners see them (`MultiplexListing.present`), with the programs
+    /// of a multiplex whose receiver went removed before it.
+    mutating func apply(_ changes: [ChannelChange], now: Int64, into actions: inout [IngestAction]) -> [ChannelChange] {
+        var presented: [ChannelChange] = []
         for change in changes {
             let channel = change.channel
             switch change {
-            case .removed:
+            case .removed(_, let reason):
+                let shown = multiplexes.present(channel)
                 retireReceiver(channel.id, now: now, into: &actions)
+                presented += multiplexes.close(channel.id, reason: reason)
+                multiplexes.forget(channel.id, registry: &registry)
+                presented.append(.removed(shown, reason: reason))
             case .added, .updated:
                 announced[channel.id] = (channel.sessionNum ?? "", channel.name)
                 let index = lane(channel.id)
                 let current = lanes[index].receiver
                 if channel.kind.isSupported {
                     if current == nil || current?.kind != channel.kind || current?.rtp != channel.rtp || current?.source != channel.source
-                        || current?.fec != channel.fec {
+                        || current?.fec != channel.fec || current?.programs != channel.programs {
                         retireReceiver(channel.id, now: now, into: &actions)
                         lanes[index].receiver = ChannelReceiver(channel: channel, recovery: recoveryFactory(channel))
                     }
                 } else {
                     retireReceiver(channel.id, now: now, into: &actions)
                 }
+                if lanes[index].receiver?.splitter?.isSplit != true { presented += multiplexes.close(channel.id, reason: .ended) }
+                presented.append(change.presenting(multiplexes.present(channel)))
             }
         }
         routes = [:]
-        for channel in channels {
+        for channel in registry.channels {
             guard let index = laneIndex[channel.id], lanes[index].receiver != nil, let group = channel.group else { continue }
             let media = Endpoint(address: group, port: channel.port)
             if routes[media] == nil { routes[media] = .media(index) }
@@ -236,6 +256,7 @@ public struct IngestPipeline: Sendable {
                 if routes[repair] == nil { routes[repair] = .repair(index) }
             }
         }
+        return presented
     }
 
     /// Drops a channel's receiver, keeping its counters in the channel's stats. Its recovery
@@ -246,8 +267,20 @@ public struct IngestPipeline: Sendable {
         lanes[index].finish(now: now, into: &actions)
         guard let receiver = lanes[index].receiver else { return }
         lanes[index].receiver = nil
+        lanes[index].programRevision = 0
         receiver.snapshot(into: &lanes[index].stats)
         lanes[index].stats.carry()
+    }
+
+    /// The receiver in `lanes[index]` split its multiplex differently: its programs are listed
+    /// again (MultiplexListing) and it learns their channel ids.
+    private mutating func relistPrograms(_ index: Int, into actions: inout [IngestAction]) {
+        guard let id = lanes[index].receiver?.id, let parent = registry.channel(id: id) else { return }
+        lanes[index].programRevision = lanes[index].receiver?.programRevision ?? 0
+        let programs = lanes[index].receiver?.splitter?.programs ?? []
+        let (changes, channels) = multiplexes.relist(parent, programs: programs, registry: &registry)
+        lanes[index].receiver?.programChannels = channels
+        if !changes.isEmpty { actions.append(.channelsChanged(changes)) }
     }
 
     /// The lane of channel `id`, created (without a receiver) when the id is new.
@@ -257,6 +290,15 @@ public struct IngestPipeline: Sendable {
         laneIndex[id] = lanes.count - 1
         return lanes.count - 1
     }
+
+    /// A multiplex's split counters (docs/ingest.md, "Multi-program TS").
+    static func splitFields(_ splitter: ProgramSplitter) -> [String: JSONValue] {
+        let values = [splitter.programs.count, splitter.counters.sectionErrors, splitter.counters.programsOverLimit,
+                      splitter.counters.packetsLeftOut]
+        return Dictionary(uniqueKeysWithValues: zip(splitKeys, values.map { .number(Double($0)) }))
+    }
+
+    static let splitKeys = ["programs_split", "psi_section_errors", "programs_over_limit", "ts_packets_left_out"]
 
     /// A snapshot of every counter (see docs/ingest.md "Stats").
     public var stats: IngestStats {
@@ -281,7 +323,17 @@ public struct IngestPipeline: Sendable {
             table["announcement_session_id"] = .string(announced[id]?.sessionID ?? "")
             table["announcement_session_title"] = .string(announced[id]?.title ?? "")
             table["listed"] = .bool(registry.channel(id: id) != nil)
+            if let splitter = lanes[index].receiver?.splitter { table.merge(Self.splitFields(splitter)) { $1 } }
             channels[id] = table
+            // A program's receive path is its multiplex's: the same counters, not summed twice.
+            for (number, program) in multiplexes.programs(of: id) {
+                var shown = table
+                shown["multiplex"] = .string(id)
+                shown["program_number"] = .number(Double(number))
+                shown["announcement_session_title"] = .string(program.name)
+                for key in Self.splitKeys { shown[key] = nil }
+                channels[program.id] = shown
+            }
         }
         for (name, value) in sums { total[name] = .number(Double(value)) }
         for (name, value) in registry.counters.fields { total[name] = .number(Double(value)) }

@@ -32,6 +32,13 @@ public struct Channel: Sendable, Equatable {
     /// File channels: the FLUTE Transport Session Identifier announced as `a=flute-tsi`
     /// (docs/protocol.md "File channels"); the receiver accepts only this TSI. Nil: not announced.
     public var fluteTSI: UInt64? = nil
+    /// Video: which programs of a multi-program TS become channels (docs/ingest.md).
+    public var programs: ProgramSelection = .auto
+    /// A program split out of a multiplex: the multiplex's channel id and the program_number.
+    public var multiplex: String? = nil
+    public var programNumber: UInt16? = nil
+    /// A multiplex: the channel ids of its programs, by program_number.
+    public var programChannels: [String] = []
 
     public init(id: String, name: String, channelText: String? = nil, kind: ChannelKind, sessionNum: String? = nil,
                 sessionVersion: String? = nil, bandwidthKbps: Int? = nil, venueName: String? = nil, contentOwner: String? = nil,
@@ -70,13 +77,12 @@ public struct Channel: Sendable, Equatable {
         func int(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
         var reason: String? = nil
         if case .unsupported(let why) = kind { reason = why }
-        return .object([
+        var members: [(key: String, value: JSONValue)] = [
             ("appDeveloper", text(appDeveloper)),
             ("bandwidthKbps", int(bandwidthKbps)),
             ("channelText", text(channelText)),
             ("contentOwner", text(contentOwner)),
             ("fec", fec.json),
-        ] + (kind == .file ? [("fluteTSI", fluteTSI.map { .number(Double($0)) } ?? .null)] : []) + [
             ("group", text(group?.description)),
             ("id", .string(id)),
             ("kind", .string(kind.name)),
@@ -91,7 +97,13 @@ public struct Channel: Sendable, Equatable {
             ("transport", .string(rtp ? "rtp" : "udp")),
             ("ttl", int(ttl)),
             ("venueName", text(venueName)),
-        ])
+        ]
+        // Keys that only some kinds have.
+        if kind == .file { members.append(("fluteTSI", fluteTSI.map { .number(Double($0)) } ?? .null)) }
+        if let multiplex { members.append(("multiplex", .string(multiplex))) }
+        if let programNumber { members.append(("programNumber", .number(Double(programNumber)))) }
+        if kind == .multiplex { members.append(("programs", .array(programChannels.map { .string($0) }))) }
+        return .object(members.sorted { $0.key < $1.key })
     }
 }
 
@@ -133,6 +145,9 @@ public enum ChannelChange: Sendable, Equatable {
         case timeout
         /// A re-announcement is now refused (license or allow-list changed).
         case refused
+        /// A program split out of a multiplex is gone: its PAT no longer lists it
+        /// (ISO/IEC 13818-1 §2.4.4.3), or the multiplex itself went or is received anew.
+        case ended
     }
 
     case added(Channel)
@@ -142,6 +157,15 @@ public enum ChannelChange: Sendable, Equatable {
     public var channel: Channel {
         switch self {
         case .added(let channel), .updated(let channel), .removed(let channel, _): channel
+        }
+    }
+
+    /// The same change of `channel` (another view of the same channel).
+    func presenting(_ channel: Channel) -> ChannelChange {
+        switch self {
+        case .added: .added(channel)
+        case .updated: .updated(channel)
+        case .removed(_, let reason): .removed(channel, reason: reason)
         }
     }
 
