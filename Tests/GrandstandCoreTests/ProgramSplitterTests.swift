@@ -137,6 +137,22 @@ struct ProgramSplitterTests {
         #expect(splitter.revision == revision + 2)
     }
 
+    /// Found by the `programs` fuzz target: a packet without its sync byte, copied into an output,
+    /// misaligned the program's stream (a demuxer then read another program's PAT out of it).
+    @Test func packetsWithoutASyncByteAreLeftOut() throws {
+        var mux = try MultiplexFixture.bytes()
+        var splitter = ProgramSplitter(selection: .auto)
+        let clean = Self.run(mux, splitter: &splitter).outputs
+        for index in stride(from: 40, to: mux.count / 188, by: 50) where MultiplexFixture.pids(Array(mux[(index * 188)..<(index * 188 + 188)])) == [0x100] {
+            mux[index * 188] = 0xFF
+        }
+        var damaged = ProgramSplitter(selection: .auto)
+        let outputs = Self.run(mux, splitter: &damaged).outputs
+        #expect(outputs.values.allSatisfy { stream in stride(from: 0, to: stream.count, by: 188).allSatisfy { stream[$0] == 0x47 } })
+        #expect(damaged.counters.packetsLeftOut > splitter.counters.packetsLeftOut)
+        #expect(outputs[2] == clean[2] && outputs[3] == clean[3], "other programs are untouched")
+    }
+
     @Test func corruptTablesAreCountedAndNeverTrap() throws {
         var mux = try MultiplexFixture.bytes()
         // Flip a byte inside the first PAT section: its CRC fails.

@@ -82,6 +82,8 @@ public struct ProgramSplitter: Sendable {
             let pid = Int(packets[offset + 1] & 0x1F) << 8 | Int(packets[offset + 2])
             let packet = packets[offset..<(offset + size)]
             offset += size
+            // The receiver passes only checked packets; anything else would misalign an output.
+            guard packet.first == TSPacket.syncByte else { counters.packetsLeftOut += 1; continue }
             switch roles[pid] {
             case .none:
                 let mask = routes[pid]
