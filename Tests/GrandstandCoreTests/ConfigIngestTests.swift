@@ -122,6 +122,19 @@ struct ConfigIngestTests {
         #expect(config.channels.map(\.programs) == [.only([3, 1]), .whole, .auto])
     }
 
+    @Test func secondPaths() throws {
+        let config = try Self.decode(#"""
+        "channels":[{"name":"Dual","kind":"video","group":"239.255.20.1","port":5000,
+                     "secondary":{"group":"239.255.21.1","port":5000,"source":"10.0.0.2","maxSkewMilliseconds":100,"silenceMilliseconds":500}},
+                    {"name":"Defaults","kind":"video","group":"239.255.20.2","port":5000,"transport":"udp","secondary":{"group":"239.255.20.2","port":5002}}]
+        """#)
+        #expect(config.channels[0].secondPath == SecondPath(endpoint: IngestEndpoint(group: IPAddress(parsing: "239.255.21.1")!, port: 5000,
+                                                                                      source: IPAddress(parsing: "10.0.0.2")),
+                                                            maxSkewNanoseconds: 100_000_000, silenceNanoseconds: 500_000_000))
+        #expect(config.channels[1].secondPath?.maxSkewNanoseconds == SecondPath.defaultMaxSkewNanoseconds)
+        #expect(config.channels[1].secondPath?.silenceNanoseconds == SecondPath.defaultSilenceNanoseconds)
+    }
+
     @Test(arguments: [
         (#""streamers":{"allow":["10.1.2.300","*",5,"10.0.0.0/33"],"deny":[]}"#,
          ["$.streamers.deny: unknown key (expected one of: allow)",
@@ -139,7 +152,7 @@ struct ConfigIngestTests {
          ["$.discovery.timeout: unknown key (expected one of: programs, retireIntervalMultiple, retireMinimumSeconds, sapGroups)",
           "$.discovery.sapGroups: must list at least one group (or leave the key out)"]),
         (#""channels":[{"kind":"audio","group":"10.0.0.1","port":0,"colour":1}]"#,
-         ["$.channels[0].colour: unknown key (expected one of: bandwidthKbps, channelText, fec, group, kind, name, port, programs, source, transport, tsi)",
+         ["$.channels[0].colour: unknown key (expected one of: bandwidthKbps, channelText, fec, group, kind, name, port, programs, secondary, source, transport, tsi)",
           "$.channels[0].name: required string is missing",
           "$.channels[0].kind: \"audio\" is not a channel kind (video, data, file)",
           "$.channels[0].group: 10.0.0.1 is not a multicast group (224.0.0.0/4 or ff00::/8)",
@@ -160,6 +173,13 @@ struct ConfigIngestTests {
           "$.channels[1].programs: must list at least one program number (or use \"whole\")",
           "$.channels[2].programs[1]: 0 is out of range 1...65535", "$.channels[2].programs[2]: program 1 is listed twice",
           "$.channels[3].programs: only video channels carry MPEG-TS programs"]),
+        (#""channels":[{"name":"a","kind":"video","group":"239.1.1.1","port":5,"secondary":{"group":"239.1.1.1","port":5}},{"name":"b","kind":"video","group":"239.1.1.2","port":5,"secondary":{"group":"239.1.1.1","port":5}},{"name":"c","kind":"data","group":"239.1.1.3","port":5,"secondary":{"group":"239.2.1.3","port":5}},{"name":"d","kind":"video","group":"239.1.1.4","port":5,"secondary":{"port":5,"maxSkewMilliseconds":500,"lag":1}}]"#,
+         ["$.channels[0].secondary: is the channel's own group, port and source; a second path must differ",
+          "$.channels[1].secondary: 239.1.1.1:5 is already used by $.channels[0]",
+          "$.channels[2].secondary: only video channels take a second path (SMPTE ST 2022-7)",
+          "$.channels[3].secondary.lag: unknown key (expected one of: group, maxSkewMilliseconds, port, silenceMilliseconds, source)",
+          "$.channels[3].secondary.group: required string is missing",
+          "$.channels[3].secondary.maxSkewMilliseconds: 500 is out of range 1...450"]),
         (#""discovery":{"programs":[1]}"#,
          ["$.discovery.programs: announced channels take \"auto\" or \"whole\"; pick programs in a static channel"]),
         (#""channels":[{"name":"a","kind":"data","group":"239.1.1.1","port":5,"transport":"tcp"}]"#,

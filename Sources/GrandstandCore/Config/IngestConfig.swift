@@ -27,6 +27,8 @@ extension GatewayConfig {
         public var fluteTSI: UInt64? = nil
         /// Video: `programs`, which programs of a multi-program TS become channels.
         public var programs: ProgramSelection = .auto
+        /// Video: `secondary`, the ST 2022-7 second path.
+        public var secondPath: SecondPath? = nil
     }
 
     /// `discovery`: SAP groups listened to (port 9875) and the retirement policy. RFC 2974 §3.1
@@ -141,6 +143,28 @@ extension GatewayConfig {
         return discovery
     }
 
+    /// `secondary`: `{"group":…,"port":…}` with optional `source`, `maxSkewMilliseconds` (1…450,
+    /// ST 2022-7's class C bound; default 50) and `silenceMilliseconds` (10…10000; default 200).
+    static func decodeSecondPath(_ value: JSONValue, at path: JSONPath, _ reader: inout JSONReader) -> SecondPath? {
+        guard let object = reader.object(value, at: path, known: ["group", "port", "source", "maxSkewMilliseconds", "silenceMilliseconds"])
+        else { return nil }
+        let group = decodeGroup(object["group"], at: object.path("group"), &reader)
+        if object["group"] == nil { reader.report(object.path("group"), "required string is missing") }
+        let port = reader.integer(object["port"], at: object.path("port"), in: 1...65535)
+        if object["port"] == nil { reader.report(object.path("port"), "required integer is missing") }
+        var source: IPAddress?
+        if let text = reader.string(object["source"], at: object.path("source")) {
+            source = IPAddress(parsing: text)
+            if source == nil { reader.report(object.path("source"), "\"\(text)\" is not an IP address") }
+        }
+        let skew = reader.integer(object["maxSkewMilliseconds"], at: object.path("maxSkewMilliseconds"), in: 1...450)
+        let silence = reader.integer(object["silenceMilliseconds"], at: object.path("silenceMilliseconds"), in: 10...10_000)
+        guard let group, let port else { return nil }
+        return SecondPath(endpoint: IngestEndpoint(group: group, port: UInt16(port), source: source),
+                          maxSkewNanoseconds: skew.map { Int64($0) * 1_000_000 } ?? SecondPath.defaultMaxSkewNanoseconds,
+                          silenceNanoseconds: silence.map { Int64($0) * 1_000_000 } ?? SecondPath.defaultSilenceNanoseconds)
+    }
+
     /// `programs`: `"auto"`, `"whole"`, or a non-empty array of distinct program_numbers 1…65535
     /// (program 0 is the network PID, ISO/IEC 13818-1 §2.4.4.3).
     static func decodePrograms(_ value: JSONValue, at path: JSONPath, _ reader: inout JSONReader) -> ProgramSelection? {
@@ -177,7 +201,7 @@ extension GatewayConfig {
         return address
     }
 
-    static let staticChannelKeys: Set<String> = ["name", "kind", "group", "port", "source", "transport", "fec", "tsi", "channelText", "bandwidthKbps", "programs"]
+    static let staticChannelKeys: Set<String> = ["name", "kind", "group", "port", "source", "transport", "fec", "tsi", "channelText", "bandwidthKbps", "programs", "secondary"]
 
     static func decodeChannels(_ root: JSONObjectView, _ reader: inout JSONReader) -> [StaticChannel] {
         guard let items = reader.array(root["channels"], at: root.path("channels")) else { return [] }
@@ -234,6 +258,18 @@ extension GatewayConfig {
                     programs = chosen
                 }
             }
+            var secondPath: SecondPath? = nil
+            if let value = object["secondary"] {
+                if kind != .video {
+                    reader.report(object.path("secondary"), "only video channels take a second path (SMPTE ST 2022-7)")
+                } else {
+                    secondPath = decodeSecondPath(value, at: object.path("secondary"), &reader)
+                    if let second = secondPath?.endpoint, let group, let port, second == IngestEndpoint(group: group, port: UInt16(port), source: source) {
+                        reader.report(object.path("secondary"), "is the channel's own group, port and source; a second path must differ")
+                        secondPath = nil
+                    }
+                }
+            }
             let text = reader.string(object["channelText"], at: object.path("channelText"), nonEmpty: false)
             let bandwidth = reader.integer(object["bandwidthKbps"], at: object.path("bandwidthKbps"), in: 0...10_000_000)
             guard let name, let kind, let group, let port else { continue }
@@ -243,10 +279,18 @@ extension GatewayConfig {
                 continue
             }
             endpoints[key] = path
+            if let second = secondPath?.endpoint {
+                let secondKey = "\(second.group) \(second.port)"
+                if let first = endpoints[secondKey] {
+                    reader.report(path.appending("secondary"), "\(second.group):\(second.port) is already used by \(first)")
+                    continue
+                }
+                endpoints[secondKey] = path.appending("secondary")
+            }
             if object["fec"] != nil, fec == nil { continue }
             channels.append(StaticChannel(name: name, kind: kind, group: group, port: UInt16(port), source: source,
                                           rtp: kind == .file ? false : rtp, fec: fec ?? .none, channelText: text,
-                                          bandwidthKbps: bandwidth, fluteTSI: tsi, programs: programs))
+                                          bandwidthKbps: bandwidth, fluteTSI: tsi, programs: programs, secondPath: secondPath))
         }
         return channels
     }

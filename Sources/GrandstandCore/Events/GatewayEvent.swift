@@ -10,6 +10,7 @@ public struct GatewayEvent: Sendable, Equatable {
         case catalogUpdated = "catalog-updated", catalogRejected = "catalog-rejected"
         case recordStarted = "record-started", recordStopped = "record-stopped", recordFailed = "record-failed"
         case cacheUnavailable = "cache-unavailable", ledsHeld = "leds-held"
+        case pathDown = "path-down", pathUp = "path-up", pathRefused = "path-refused", pathFailover = "path-failover"
 
         /// journald MESSAGE_ID (128-bit, lowercase hex without dashes, per sd-id128(3)).
         public var messageID: String {
@@ -38,6 +39,10 @@ public struct GatewayEvent: Sendable, Equatable {
             case .recordFailed: "e65599d0717940f7ad5008b2629e24b6"
             case .cacheUnavailable: "11cfe34942aa49e280002c124a9c8a06"
             case .ledsHeld: "1f02bdc844b148988687228cd99ec126"
+            case .pathDown: "7f4c094697194d10822bdb5697dcf804"
+            case .pathUp: "182c9393c9424baf8a8ba419e563325f"
+            case .pathRefused: "a8695b24f15346d6a248e36bac94330b"
+            case .pathFailover: "3222e9776d0d4d91b0d7bfb86c5fb559"
             }
         }
 
@@ -45,9 +50,10 @@ public struct GatewayEvent: Sendable, Equatable {
         public var priority: Int {
             switch self {
             case .ready, .stopping, .reloaded, .channelAdded, .channelRemoved, .captureUp, .groupRejoined, .serviceUp, .inVenue,
-                 .outOfVenue, .ledsAvailable, .ledsHeld, .recordStarted, .recordStopped: 5
+                 .outOfVenue, .ledsAvailable, .ledsHeld, .recordStarted, .recordStopped, .pathUp: 5
             case .channelUpdated, .catalogUpdated: 6
-            case .ledsUnavailable, .captureDown, .serviceDown, .catalogRejected, .recordFailed, .cacheUnavailable: 4
+            case .ledsUnavailable, .captureDown, .serviceDown, .catalogRejected, .recordFailed, .cacheUnavailable, .pathDown,
+                 .pathRefused, .pathFailover: 4
             case .configRejected, .faultInjected: 3
             }
         }

@@ -14,6 +14,9 @@ struct ChannelReceiver: Sendable {
     var aligner = TSStreamAligner()
     var recovery: any RecoveryStage
     let programs: ProgramSelection
+    let secondPath: SecondPath?
+    /// ST 2022-7: merges the channel's two paths (nil with one path).
+    var merger: SeamlessMerger?
     /// Video: splits a multi-program stream (nil when the configuration keeps the mux whole).
     var splitter: ProgramSplitter?
     /// The channel id of each split program, set by the pipeline when it lists them.
@@ -28,6 +31,8 @@ struct ChannelReceiver: Sendable {
         source = channel.source
         fec = channel.fec
         programs = channel.programs
+        secondPath = channel.kind == .video ? channel.secondPath : nil
+        merger = secondPath.map { SeamlessMerger(configuration: .init(silenceNanoseconds: $0.silenceNanoseconds), rtp: channel.rtp) }
         splitter = channel.kind == .video && channel.programs != .whole ? ProgramSplitter(selection: channel.programs) : nil
         self.recovery = recovery
     }
@@ -35,11 +40,13 @@ struct ChannelReceiver: Sendable {
     /// Changes whenever the split programs change (the pipeline then relists them).
     var programRevision: Int { splitter?.revision ?? 0 }
 
-    /// A datagram on the channel's media port.
-    mutating func media(_ datagram: Datagram, stats: inout ChannelStats, into actions: inout [IngestAction]) {
+    /// A datagram on the channel's media port (of `path`, for a channel with two).
+    mutating func media(_ datagram: Datagram, path: SeamlessMerger.Path = .primary, stats: inout ChannelStats,
+                        into actions: inout [IngestAction]) {
         stats.packetsReceived += 1
         stats.bytesReceived += datagram.payload.count
-        if let source, datagram.source.address != source {
+        let expected = path == .primary ? source : secondPath?.endpoint.source
+        if let expected, datagram.source.address != expected {
             stats.unexpectedSource += 1
             return
         }
@@ -53,6 +60,7 @@ struct ChannelReceiver: Sendable {
             // Plain UDP: a data channel's payload is the message; a video channel's is whole TS
             // packets, its loss seen in their continuity counters (no sequence number, no FEC).
             if kind == .video {
+                if merger != nil, merger?.receiveDatagram(from: path, at: time) != .forward { return }
                 let size = datagram.payload.count
                 if size != 7 * TSPacket.size { stats.oddSizedDatagrams += 1 }
                 let skipped = aligner.skippedBytes
@@ -71,6 +79,10 @@ struct ChannelReceiver: Sendable {
             return
         case .success(let parsed):
             packet = parsed
+        }
+        if merger != nil,
+           merger?.receive(ssrc: packet.ssrc, sequence: packet.sequenceNumber, payload: packet.payload, from: path, at: time) != .forward {
+            return
         }
         let (outcome, _) = sequence.record(packet.sequenceNumber)
         switch outcome {
@@ -104,6 +116,7 @@ struct ChannelReceiver: Sendable {
         let outputs = recovery.tick(nowNanoseconds: now)
         handle(outputs, stats: &stats, into: &actions)
         splitter?.tick(at: now)
+        merger?.tick(now: now)
     }
 
     /// The channel goes away: the recovery stage hands on what it holds (docs/fec.md).
@@ -124,6 +137,18 @@ struct ChannelReceiver: Sendable {
         var recovery = stats.carried.recovery
         for (name, value) in self.recovery.counters { recovery[name, default: 0] += value }
         stats.recoveryCounters = recovery.keys.sorted().map { ($0, recovery[$0] ?? 0) }
+        if let merger { stats.pathCounters = Self.pathFields(merger) }
+    }
+
+    /// The merge's counters: `paths_down`, then per path (docs/ingest.md, "Two paths").
+    static func pathFields(_ merger: SeamlessMerger) -> [(name: String, value: Int)] {
+        var fields = [("paths_down", merger.pathsDown), ("path_refused", merger.refusal == nil ? 0 : 1)]
+        for path in SeamlessMerger.Path.allCases {
+            let counter = merger.counters[path.rawValue]
+            fields += [("path_\(path)_packets", counter.packets), ("path_\(path)_duplicates", counter.duplicates),
+                       ("path_\(path)_dropped", counter.dropped), ("path_\(path)_down_events", counter.downEvents)]
+        }
+        return fields
     }
 
     private mutating func handle(_ outputs: [RecoveryOutput], stats: inout ChannelStats, into actions: inout [IngestAction]) {

@@ -11,6 +11,9 @@ public enum IngestAction: Sendable, Equatable {
     case dataMessage(channelID: String, payload: ArraySlice<UInt8>, timestampNanoseconds: Int64)
     /// One UDP payload of a file channel (an ALC/LCT packet for the FLUTE receiver, docs/files.md).
     case fileDatagram(channelID: String, payload: ArraySlice<UInt8>, timestampNanoseconds: Int64)
+    /// A channel's ST 2022-7 paths changed: one went down or came back, was refused, or (plain
+    /// UDP) the output failed over.
+    case path(channelID: String, event: SeamlessMerger.Event, timestampNanoseconds: Int64)
 }
 
 /// What the pipeline is built from: the registry policy, static channels, the SAP groups and
@@ -44,7 +47,7 @@ public struct IngestConfiguration: Sendable {
 /// `DropReason` and dropped.
 public struct IngestPipeline: Sendable {
     /// Where a (group, port) leads: the media or a repair port of the channel in `lanes[index]`.
-    enum Route: Sendable { case media(Int), repair(Int) }
+    enum Route: Sendable { case media(Int), secondary(Int), repair(Int) }
 
     /// One channel id's receiver (nil while the channel is not received) and its counters, which
     /// outlive receivers. Kept in an array that routes index, so a datagram costs one dictionary
@@ -58,8 +61,15 @@ public struct IngestPipeline: Sendable {
         /// The receiver split a multiplex differently since the last listing.
         var programsChanged: Bool { (receiver?.programRevision ?? 0) != programRevision }
 
-        mutating func media(_ datagram: Datagram, into actions: inout [IngestAction]) {
-            receiver?.media(datagram, stats: &stats, into: &actions)
+        mutating func media(_ datagram: Datagram, path: SeamlessMerger.Path = .primary, into actions: inout [IngestAction]) {
+            receiver?.media(datagram, path: path, stats: &stats, into: &actions)
+            if receiver?.merger?.hasEvents == true { takePathEvents(at: datagram.timestampNanoseconds, into: &actions) }
+        }
+
+        /// The merge's events as actions.
+        mutating func takePathEvents(at time: Int64, into actions: inout [IngestAction]) {
+            guard let id = receiver?.id, let events = receiver?.merger?.takeEvents() else { return }
+            for event in events { actions.append(.path(channelID: id, event: event, timestampNanoseconds: time)) }
         }
 
         mutating func repair(_ datagram: Datagram, into actions: inout [IngestAction]) {
@@ -68,6 +78,7 @@ public struct IngestPipeline: Sendable {
 
         mutating func tick(now: Int64, into actions: inout [IngestAction]) {
             receiver?.tick(now: now, stats: &stats, into: &actions)
+            if receiver?.merger?.hasEvents == true { takePathEvents(at: now, into: &actions) }
         }
 
         mutating func finish(now: Int64, into actions: inout [IngestAction]) {
@@ -180,6 +191,9 @@ public struct IngestPipeline: Sendable {
         case .media(let index):
             lanes[index].media(datagram, into: &actions)
             if lanes[index].programsChanged { relistPrograms(index, into: &actions) }
+        case .secondary(let index):
+            lanes[index].media(datagram, path: .secondary, into: &actions)
+            if lanes[index].programsChanged { relistPrograms(index, into: &actions) }
         case .repair(let index):
             lanes[index].repair(datagram, into: &actions)
         }
@@ -235,7 +249,8 @@ public struct IngestPipeline: Sendable {
                 let current = lanes[index].receiver
                 if channel.kind.isSupported {
                     if current == nil || current?.kind != channel.kind || current?.rtp != channel.rtp || current?.source != channel.source
-                        || current?.fec != channel.fec || current?.programs != channel.programs {
+                        || current?.fec != channel.fec || current?.programs != channel.programs
+                        || current?.secondPath != (channel.kind == .video ? channel.secondPath : nil) {
                         retireReceiver(channel.id, now: now, into: &actions)
                         lanes[index].receiver = ChannelReceiver(channel: channel, recovery: recoveryFactory(channel))
                     }
@@ -251,6 +266,10 @@ public struct IngestPipeline: Sendable {
             guard let index = laneIndex[channel.id], lanes[index].receiver != nil, let group = channel.group else { continue }
             let media = Endpoint(address: group, port: channel.port)
             if routes[media] == nil { routes[media] = .media(index) }
+            if let second = channel.secondPath?.endpoint, lanes[index].receiver?.merger != nil {
+                let endpoint = Endpoint(address: second.group, port: second.port)
+                if routes[endpoint] == nil { routes[endpoint] = .secondary(index) }
+            }
             for port in channel.fec.repairPorts(mediaPort: channel.port) {
                 let repair = Endpoint(address: group, port: port)
                 if routes[repair] == nil { routes[repair] = .repair(index) }

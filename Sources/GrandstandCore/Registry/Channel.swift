@@ -39,6 +39,8 @@ public struct Channel: Sendable, Equatable {
     public var programNumber: UInt16? = nil
     /// A multiplex: the channel ids of its programs, by program_number.
     public var programChannels: [String] = []
+    /// SMPTE ST 2022-7: the second path the same stream arrives on, if any.
+    public var secondPath: SecondPath? = nil
 
     public init(id: String, name: String, channelText: String? = nil, kind: ChannelKind, sessionNum: String? = nil,
                 sessionVersion: String? = nil, bandwidthKbps: Int? = nil, venueName: String? = nil, contentOwner: String? = nil,
@@ -69,6 +71,7 @@ public struct Channel: Sendable, Equatable {
     public var endpoints: [IngestEndpoint] {
         guard kind.isSupported, let group else { return [] }
         return ([port] + fec.repairPorts(mediaPort: port)).map { IngestEndpoint(group: group, port: $0, source: source) }
+            + (secondPath.map { [$0.endpoint] } ?? [])
     }
 
     /// The channels.json object, keys sorted.
@@ -103,6 +106,7 @@ public struct Channel: Sendable, Equatable {
         if let multiplex { members.append(("multiplex", .string(multiplex))) }
         if let programNumber { members.append(("programNumber", .number(Double(programNumber)))) }
         if kind == .multiplex { members.append(("programs", .array(programChannels.map { .string($0) }))) }
+        if let secondPath { members.append(("secondPath", secondPath.json)) }
         return .object(members.sorted { $0.key < $1.key })
     }
 }

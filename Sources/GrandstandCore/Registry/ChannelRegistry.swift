@@ -69,6 +69,7 @@ public struct ChannelRegistry: Sendable {
                                   rtp: configured.rtp, origin: .config)
             channel.fluteTSI = configured.fluteTSI
             channel.programs = configured.programs
+            channel.secondPath = configured.secondPath
             byID[id] = channel
         }
     }
