@@ -8,6 +8,7 @@ SWIFT_BUILD_FLAGS ?=
 # plus the real peers the tests use).
 DEPS := pkg-config libpcap-dev libgpiod-dev gpiod libsystemd-dev systemd libavcodec-dev libavutil-dev \
         libisal-dev libnl-genl-3-dev curl ffmpeg tshark tcpdump iproute2 chromium python3 \
+        gstreamer1.0-tools gstreamer1.0-plugins-good \
         python3-zfec python3-venv vlc-bin vlc-plugin-base
 CHECK := test
 

@@ -37,7 +37,8 @@ struct ConfigIngestTests {
     @Test func fecLimits() throws {
         #expect(try Self.decode("").fec == FECDecoderConfiguration())
         let config = try Self.decode(#""fec":{"timeoutMilliseconds":500,"recommendedMaxSymbols":60,"maxSymbols":200}"#)
-        #expect(config.fec == FECDecoderConfiguration(timeoutNanoseconds: 500_000_000, recommendedMaxSymbols: 60, maxSymbols: 200))
+        #expect(config.fec == FECDecoderConfiguration(timeoutNanoseconds: 500_000_000, matrixWaitBoundNanoseconds: 500_000_000,
+                                                           recommendedMaxSymbols: 60, maxSymbols: 200))
         // A smaller maximum also lowers the default recommendation to it.
         #expect(try Self.decode(#""fec":{"maxSymbols":100}"#).fec.recommendedMaxSymbols == 100)
     }

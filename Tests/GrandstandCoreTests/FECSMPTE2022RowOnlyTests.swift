@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func announcedMatricesAreRepairedByRowsAndCounted() {
-        let limits = FECDecoderConfiguration(timeoutNanoseconds: 1_000_000_000)
+        let limits = FECDecoderConfiguration(matrixWaitBoundNanoseconds: 1_000_000_000)
         // One loss in a row is repaired; two in one row (16, 17) are not.
         let (output, decoder, media) = decode(drop: [5, 13, 16, 17, 30], configuration: .init(limits: limits, columns: 4, rows: 3))
         let expected = media.enumerated().filter { ![16, 17].contains($0.offset) }.map(\.element)
@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func withoutAnnouncedRowsEachRowIsAWindow() {
-        let limits = FECDecoderConfiguration(timeoutNanoseconds: 1_000_000_000)
+        let limits = FECDecoderConfiguration(matrixWaitBoundNanoseconds: 1_000_000_000)
         let (output, decoder, media) = decode(drop: [5, 13, 16, 17, 30], configuration: .init(limits: limits, maxMatrixPackets: 12))
         let expected = media.enumerated().filter { ![16, 17].contains($0.offset) }.map(\.element)
         #expect(output.delivered.map(\.bytes) == expected)
@@ -56,7 +56,7 @@ import Testing
         // Both flows: the row-only rule must not fire, matrices stay L×D with L + D repairs.
         let media = FECPackets.stream(count: 48, firstSequence: 65_520)
         var encoder = SMPTE2022Encoder(configuration: .init(columns: 4, rows: 3))
-        var decoder = SMPTE2022Decoder(configuration: .init(limits: FECDecoderConfiguration(timeoutNanoseconds: 1_000_000_000)))
+        var decoder = SMPTE2022Decoder(configuration: .init(limits: FECDecoderConfiguration(matrixWaitBoundNanoseconds: 1_000_000_000)))
         var output = FECOutput()
         for (i, packet) in media.enumerated() {
             let fec = encoder.add(packet)

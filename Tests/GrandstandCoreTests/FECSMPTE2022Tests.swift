@@ -53,8 +53,8 @@ struct MatrixLoss: Sendable, CustomTestStringConvertible {
 }
 
 @Suite struct FECSMPTE2022FixtureTests {
-    static let gstreamer = SMPTE2022Decoder.Configuration(limits: FECDecoderConfiguration(timeoutNanoseconds: 5_000_000_000))
-    static let ffmpeg = SMPTE2022Decoder.Configuration(limits: FECDecoderConfiguration(timeoutNanoseconds: 5_000_000_000),
+    static let gstreamer = SMPTE2022Decoder.Configuration(limits: FECDecoderConfiguration(matrixWaitBoundNanoseconds: 5_000_000_000))
+    static let ffmpeg = SMPTE2022Decoder.Configuration(limits: FECDecoderConfiguration(matrixWaitBoundNanoseconds: 5_000_000_000),
                                                        columns: 4, rows: 4)
 
     /// GStreamer rtpst2022-1-fecenc, L = 4, D = 3: matrices are media 0–11, 12–23, 24–35; the
@@ -230,7 +230,7 @@ struct MatrixLoss: Sendable, CustomTestStringConvertible {
     func encoderToDecoder(loss: MatrixLoss) throws {
         let media = FECPackets.stream(count: 36 + 12, firstSequence: 65_520, tsPackets: { [7, 7, 3, 7][$0 % 4] })
         var encoder = SMPTE2022Encoder(configuration: .init(columns: 4, rows: 3))
-        var decoder = SMPTE2022Decoder(configuration: .init(limits: FECDecoderConfiguration(timeoutNanoseconds: 1_000_000_000)))
+        var decoder = SMPTE2022Decoder(configuration: .init(limits: FECDecoderConfiguration(matrixWaitBoundNanoseconds: 1_000_000_000)))
         var output = FECOutput()
         for (i, packet) in media.enumerated() {
             let now = Int64(i) * 1_000_000
@@ -251,7 +251,7 @@ struct MatrixLoss: Sendable, CustomTestStringConvertible {
 
     @Test func holdIsBoundedWhenAMatrixNeverCompletes() {
         let media = FECPackets.stream(count: 6)
-        var decoder = SMPTE2022Decoder(configuration: .init(limits: FECDecoderConfiguration(timeoutNanoseconds: 100), columns: 4, rows: 3))
+        var decoder = SMPTE2022Decoder(configuration: .init(limits: FECDecoderConfiguration(matrixWaitBoundNanoseconds: 100), columns: 4, rows: 3))
         var output = FECOutput()
         output.add(decoder.receiveMedia(media[0][...], nowNanoseconds: 0))
         output.add(decoder.receiveMedia(media[2][...], nowNanoseconds: 10))

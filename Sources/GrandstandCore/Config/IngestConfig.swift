@@ -105,15 +105,17 @@ extension GatewayConfig {
         return streamers
     }
 
-    /// `fec`: the decoders' limits (docs/fec.md): `timeoutMilliseconds` (how long a window waits
-    /// for repair data and a packet after a gap is held; default 200), `recommendedMaxSymbols`
-    /// (`window_warning` above it; default 120) and `maxSymbols` (`window_error` above it; ≤ 255).
+    /// `fec`: the decoders' limits (docs/fec.md): `timeoutMilliseconds` (the latency budget: the
+    /// Reed-Solomon window timeout and the cap on 2022-1's matrix-derived wait; without it 200 ms
+    /// and 1.5 s), `recommendedMaxSymbols` (`window_warning` above it; default 120) and
+    /// `maxSymbols` (`window_error` above it; ≤ 255).
     static func decodeFECLimits(_ root: JSONObjectView, _ reader: inout JSONReader) -> FECDecoderConfiguration {
         var limits = FECDecoderConfiguration()
         guard let object = reader.object(root["fec"], at: root.path("fec"),
                                          known: ["timeoutMilliseconds", "recommendedMaxSymbols", "maxSymbols"]) else { return limits }
         if let milliseconds = reader.integer(object["timeoutMilliseconds"], at: object.path("timeoutMilliseconds"), in: 1...60_000) {
             limits.timeoutNanoseconds = Int64(milliseconds) * 1_000_000
+            limits.matrixWaitBoundNanoseconds = Int64(milliseconds) * 1_000_000
         }
         limits.maxSymbols = reader.integer(object["maxSymbols"], at: object.path("maxSymbols"), in: 2...255) ?? limits.maxSymbols
         limits.recommendedMaxSymbols = reader.integer(object["recommendedMaxSymbols"], at: object.path("recommendedMaxSymbols"),

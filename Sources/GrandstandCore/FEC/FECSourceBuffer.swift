@@ -26,7 +26,9 @@ struct FECSourceBuffer: Sendable {
     static let maxJump: Int64 = 3000
 
     let history: Int64
-    let hold: Int64
+    /// How long a packet after a gap may wait (when no open window awaits the gap): fixed for
+    /// Reed-Solomon, the current matrix wait for 2022-1 (so the hold covers the wait).
+    var hold: Int64
     private let mask: Int
     /// A slot's bookkeeping, all trivial (no reference): reading it never touches (retains) a
     /// packet whose memory may be long cold, and `insert` writes one array (one uniqueness

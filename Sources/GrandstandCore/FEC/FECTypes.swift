@@ -99,6 +99,11 @@ public struct FECStats: Sendable, Equatable {
     public var recoveriesRejected = 0
     /// Source packets that were not RTP: dropped.
     public var sourcePacketsMalformed = 0
+    /// The wait last applied to a window, in ms (a level, not a count): 2022-1 the matrix wait
+    /// derived from L×D and the packet rate (capped by the bound); Reed-Solomon its timeout.
+    public var waitMilliseconds = 0
+    /// Windows whose derived wait was longer than the bound and cut to it (2022-1).
+    public var windowWaitCapped = 0
 
     public init() {}
 
@@ -111,7 +116,8 @@ public struct FECStats: Sendable, Equatable {
          ("fec_unrecovered_packets", unrecoveredPackets), ("fec_repair_packets", repairPackets),
          ("fec_repair_packets_malformed", repairPacketsMalformed), ("fec_repair_packets_late", repairPacketsLate),
          ("fec_source_packets_late", sourcePacketsLate), ("fec_recoveries_rejected", recoveriesRejected),
-         ("fec_source_packets_malformed", sourcePacketsMalformed)]
+         ("fec_source_packets_malformed", sourcePacketsMalformed), ("window_wait_capped", windowWaitCapped),
+         ("fec_wait_ms_current", waitMilliseconds)]
     }
 
     public static func + (a: FECStats, b: FECStats) -> FECStats {
@@ -131,6 +137,8 @@ public struct FECStats: Sendable, Equatable {
         sum.sourcePacketsLate += b.sourcePacketsLate
         sum.recoveriesRejected += b.recoveriesRejected
         sum.sourcePacketsMalformed += b.sourcePacketsMalformed
+        sum.windowWaitCapped += b.windowWaitCapped
+        sum.waitMilliseconds = max(a.waitMilliseconds, b.waitMilliseconds)
         return sum
     }
 
@@ -147,12 +155,17 @@ public struct FECStats: Sendable, Equatable {
     }
 }
 
-/// Limits shared by both decoders.
+/// Limits of both decoders. The config's `fec.timeoutMilliseconds` (the latency budget) sets
+/// both waits below; without it each scheme keeps its own default.
 public struct FECDecoderConfiguration: Sendable, Equatable {
-    /// How long a window may wait for repair data after it became known (RS: first repair;
-    /// 2022-1: first packet after the matrix), and how long a packet after a gap may be held
-    /// waiting for the gap to be filled. Bounds the latency FEC adds. Default 200 ms.
+    /// Reed-Solomon: how long a window may wait for repair data after its first repair, and how
+    /// long a packet after a gap may be held waiting for the gap to be filled (its repairs follow
+    /// the window at once, so a fixed wait fits). Default 200 ms.
     public var timeoutNanoseconds: Int64
+    /// SMPTE 2022-1: the most a matrix waits for its FEC (and a packet after a gap is held). The
+    /// wait itself follows the matrix and the packet rate (`SMPTE2022MatrixWait`); this caps it.
+    /// Default 1.5 s: one 100-packet matrix at 1 Mbit/s (the column FEC's spread) plus margin.
+    public var matrixWaitBoundNanoseconds: Int64
     /// Windows with more source + repair packets than this count `window_warning`
     /// (RS: k + m; 2022-1: L·D + L + D). Default 120.
     public var recommendedMaxSymbols: Int
@@ -162,9 +175,10 @@ public struct FECDecoderConfiguration: Sendable, Equatable {
     /// Packets kept after delivery so later repair data can still use them. Default 1024.
     public var historyPackets: Int
 
-    public init(timeoutNanoseconds: Int64 = 200_000_000, recommendedMaxSymbols: Int = 120, maxSymbols: Int = 255,
-                historyPackets: Int = 1024) {
+    public init(timeoutNanoseconds: Int64 = 200_000_000, matrixWaitBoundNanoseconds: Int64 = 1_500_000_000,
+                recommendedMaxSymbols: Int = 120, maxSymbols: Int = 255, historyPackets: Int = 1024) {
         self.timeoutNanoseconds = timeoutNanoseconds
+        self.matrixWaitBoundNanoseconds = matrixWaitBoundNanoseconds
         self.recommendedMaxSymbols = recommendedMaxSymbols
         self.maxSymbols = maxSymbols
         self.historyPackets = historyPackets

@@ -9,7 +9,9 @@
 /// is recognised when no column FEC came within `rowOnlyHorizon` packets of the first row FEC:
 /// its matrices start at that row (L×D when D is announced, else each row is a window).
 /// Matrices that began before the first media packet, and the unfinished matrix at the end of
-/// input, are not counted.
+/// input, are not counted. A matrix whose media went by waits for its missing FEC as long as
+/// the sender needs to send it at the measured packet rate, capped by the configured bound
+/// (`SMPTE2022MatrixWait`); packets after a gap are held as long (docs/fec.md, "Matrix wait").
 public struct SMPTE2022Decoder: Sendable {
     public struct Configuration: Sendable, Equatable {
         public var limits: FECDecoderConfiguration
@@ -50,7 +52,16 @@ public struct SMPTE2022Decoder: Sendable {
         var recovered = 0
         var tooLate = false
         var endSeenAt: Int64? = nil
+        /// The wait fixed when the end was seen (the rate then), and whether the bound cut it.
+        var wait = SMPTE2022MatrixWait.Applied(nanoseconds: 0, capped: false)
         var lastActivity: Int64
+
+        /// When the matrix gives up on its missing packets: its wait after its end (or after the
+        /// last packet or FEC for it, when the stream stopped inside it).
+        func deadline(waitingNow: Int64) -> Int64 {
+            if let endSeenAt { return endSeenAt + wait.nanoseconds }
+            return lastActivity + waitingNow
+        }
     }
 
     public let configuration: Configuration
@@ -69,6 +80,7 @@ public struct SMPTE2022Decoder: Sendable {
     private var pending: [(Int64, SMPTE2022FECPacket)] = []
     private var ssrc: UInt32? = nil
     private var payloadType: UInt8? = nil
+    private var waits: SMPTE2022MatrixWait
     public private(set) var stats = FECStats()
 
     static let maxPending = 256
@@ -79,8 +91,23 @@ public struct SMPTE2022Decoder: Sendable {
         columns = configuration.columns
         rows = configuration.rows
         let span = (configuration.columns ?? 20) * (configuration.rows ?? 20)
-        buffer = FECSourceBuffer(history: max(configuration.limits.historyPackets, 3 * span),
-                                 hold: configuration.limits.timeoutNanoseconds)
+        let bound = configuration.limits.matrixWaitBoundNanoseconds
+        buffer = FECSourceBuffer(history: max(configuration.limits.historyPackets, 3 * span), hold: bound)
+        waits = SMPTE2022MatrixWait(bound: bound)
+        stats.waitMilliseconds = Int(bound / 1_000_000)
+    }
+
+    /// The wait a matrix whose end is seen now gets (the bound until L, D and the rate are known).
+    public var matrixWait: (nanoseconds: Int64, capped: Bool) {
+        let applied = currentWait
+        return (applied.nanoseconds, applied.capped)
+    }
+
+    /// Media packets the sender needs to send a matrix's FEC: the next matrix (column FEC is
+    /// spread over it), or one row when there is no column FEC.
+    private var currentWait: SMPTE2022MatrixWait.Applied {
+        guard let columns, let rows else { return waits.unknown }
+        return waits.wait(repairSpan: rowOnly ? columns : columns * rows)
     }
 
     /// L and D in use (announced or learned), nil until known.
@@ -113,10 +140,10 @@ public struct SMPTE2022Decoder: Sendable {
         if firstSource == nil { firstSource = ext }
         switch outcome {
         case .duplicate, .late: stats.sourcePacketsLate += 1
-        case .stored, .restart: break
+        case .stored, .restart: waits.observe(sequence: ext, arrival: now)
         }
         if outcome != .duplicate, let n = matrixIndex(ext) {
-            for key in matrices.keys where key < n && matrices[key]?.endSeenAt == nil { matrices[key]?.endSeenAt = now }
+            for key in matrices.keys where key < n && matrices[key]?.endSeenAt == nil { markEnded(key, now: now) }
             actions += ensureMatrix(n, now: now)
             matrices[n]?.lastActivity = now
             actions += evaluate(n, now: now)
@@ -166,15 +193,12 @@ public struct SMPTE2022Decoder: Sendable {
     /// Closes matrices whose time is up and releases packets that waited long enough.
     public mutating func tick(nowNanoseconds now: Int64) -> [FECAction] {
         var actions: [FECAction] = []
-        let timeout = configuration.limits.timeoutNanoseconds
-        for n in matrices.keys.sorted() {
-            if let end = matrices[n]?.endSeenAt, end + timeout <= now {
-                actions += evaluate(n, now: now, final: true)
-            } else if let matrix = matrices[n], matrix.endSeenAt == nil, matrix.lastActivity + timeout <= now {
-                // Nothing arrived for the matrix within the timeout (the stream stopped or
-                // stalled in it): decide with what there is, so its tail is not held forever.
-                actions += evaluate(n, now: now, final: true)
-            }
+        let waiting = currentWait.nanoseconds
+        // A matrix whose end went by closes at its wait; one with nothing new for as long (the
+        // stream stopped or stalled in it) is decided with what there is, so its tail is not
+        // held forever.
+        for n in matrices.keys.sorted() where matrices[n].map({ $0.deadline(waitingNow: waiting) <= now }) == true {
+            actions += evaluate(n, now: now, final: true)
         }
         return actions + release(now: now)
     }
@@ -235,11 +259,19 @@ public struct SMPTE2022Decoder: Sendable {
         if matrices.count >= Self.maxOpenMatrices, let oldest = matrices.keys.min() {
             actions += evaluate(oldest, now: now, final: true)
         }
-        var matrix = Matrix(index: n, base: base, lastActivity: now)
-        if buffer.started, buffer.highest >= base + span { matrix.endSeenAt = now }
-        matrices[n] = matrix
+        matrices[n] = Matrix(index: n, base: base, lastActivity: now)
+        if buffer.started, buffer.highest >= base + span { markEnded(n, now: now) }
         return actions
     }
+
+    /// The media flow passed the matrix's end with packets missing: its wait starts now, at the
+    /// rate measured now.
+    private mutating func markEnded(_ n: Int64, now: Int64) {
+        let wait = currentWait
+        matrices[n]?.endSeenAt = now
+        matrices[n]?.wait = wait
+    }
+
 
     private mutating func place(ext: Int64, fec: SMPTE2022FECPacket, now: Int64) -> [FECAction] {
         guard let n = matrixIndex(ext) else { return [] }
@@ -326,6 +358,7 @@ public struct SMPTE2022Decoder: Sendable {
                                      timestampNanoseconds: now)
         markClosed(n)
         stats.count(report)
+        if matrix.wait.capped { stats.windowWaitCapped += 1 }
         return [.windowClosed(report)]
     }
 
@@ -388,9 +421,14 @@ public struct SMPTE2022Decoder: Sendable {
     // MARK: Delivery
 
     private mutating func release(now: Int64) -> [FECAction] {
+        // The wait in force now: the gauge, and the hold of a packet after a gap no open matrix
+        // awaits (the rest of a matrix and its wait, so the hold covers the wait).
+        let wait = currentWait
+        let waiting = wait.nanoseconds
+        buffer.hold = waits.hold(span: Int(span ?? 0), after: wait)
+        stats.waitMilliseconds = Int(waiting / 1_000_000)
         guard let span else { return buffer.release(now: now, stats: &stats) { _ in false } }
-        let timeout = configuration.limits.timeoutNanoseconds
-        let open = matrices.values.map { ($0.base, $0.base + span, ($0.endSeenAt ?? $0.lastActivity) + timeout) }
+        let open = matrices.values.map { ($0.base, $0.base + span, $0.deadline(waitingNow: waiting)) }
         return buffer.release(now: now, stats: &stats) { ext in
             open.contains { $0.0 <= ext && ext < $0.1 && now < $0.2 }
         }
@@ -420,6 +458,7 @@ public struct SMPTE2022Decoder: Sendable {
         }
         firstSource = nil
         ssrc = nil
+        waits.reset()
         return actions
     }
 }

@@ -326,7 +326,7 @@ public struct IngestPipeline: Sendable {
         var total: [String: JSONValue] = [:]
         var channels: [String: [String: JSONValue]] = [:]
         var sums: [String: Int] = [:]
-        for (name, _) in ChannelStats().fields where !name.hasPrefix("rtp_jitter") { sums[name] = 0 }
+        for (name, _) in ChannelStats().fields where !ChannelStats.isLevel(name) { sums[name] = 0 }
         var drops = frameDrops
         for (reason, count) in sapDrops.sorted { drops.add(reason, count) }
         for id in laneIndex.keys.sorted() {
@@ -336,7 +336,7 @@ public struct IngestPipeline: Sendable {
             var table: [String: JSONValue] = [:]
             for (name, value) in stats.fields {
                 table[name] = .number(Double(value))
-                if !name.hasPrefix("rtp_jitter") { sums[name, default: 0] += value }
+                if !ChannelStats.isLevel(name) { sums[name, default: 0] += value }
             }
             for (reason, count) in stats.drops.sorted { drops.add(reason, count) }
             table["drops"] = IngestStats.dropsObject(stats.drops)

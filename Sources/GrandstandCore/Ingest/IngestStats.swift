@@ -34,11 +34,17 @@ public struct ChannelStats: Sendable, Equatable {
 
     public init() {}
 
-    /// Keeps the current receiver's counters as the base for the next receiver of this id.
+    /// Keeps the current receiver's counters as the base for the next receiver of this id
+    /// (levels such as `fec_wait_ms_current` are the new receiver's own).
     mutating func carry() {
         carried = Carried(lost: sequenceLost, reordered: sequenceReordered, duplicates: sequenceDuplicates,
-                          restarts: sequenceRestarts, recovery: Dictionary(recoveryCounters, uniquingKeysWith: +))
+                          restarts: sequenceRestarts,
+                          recovery: Dictionary(recoveryCounters.filter { !Self.isLevel($0.name) }, uniquingKeysWith: +))
     }
+
+    /// Keys that are levels, not running counts: neither summed into `total` nor carried over
+    /// to a channel's next receiver (jitter, and `*_current` as in `StatsMetrics.kind`).
+    static func isLevel(_ name: String) -> Bool { name.hasPrefix("rtp_jitter") || name.hasSuffix("_current") }
 
     public static func == (a: ChannelStats, b: ChannelStats) -> Bool {
         a.fields.map(\.name) == b.fields.map(\.name) && a.fields.map(\.value) == b.fields.map(\.value) && a.drops == b.drops
