@@ -358,7 +358,8 @@ public struct SMPTE2022Decoder: Sendable {
                                      timestampNanoseconds: now)
         markClosed(n)
         stats.count(report)
-        if matrix.wait.capped { stats.windowWaitCapped += 1 }
+        // Only a window with loss waited (one complete at its end closes at once).
+        if matrix.wait.capped && lost > 0 { stats.windowWaitCapped += 1 }
         return [.windowClosed(report)]
     }
 

@@ -1,7 +1,8 @@
 // FEC benchmarks (docs/performance.md, "FEC"): Reed-Solomon window decode and encode throughput
 // against ISA-L's raw kernels and memcpy of the same bytes, measured in the same run; per-window
 // solve time against a full k×k inversion; added latency of recovery; SMPTE 2022-1 decode.
-// Usage: swift run -c release fec-bench [--quick] [--decode-only] [--hot-arrival] [--k N] [--lost N]
+// SMPTE 2022-1 added latency (Latency2022.swift).
+// Usage: swift run -c release fec-bench [--quick] [--latency-2022] [--decode-only] [--hot-arrival] [--k N] [--lost N]
 import CGSISAL
 import ErasureCoding
 import GrandstandCore
@@ -14,6 +15,11 @@ if let flag = CommandLine.arguments.firstIndex(of: "--emit-2022"), flag + 1 < Co
     exit(0)
 }
 let quick = CommandLine.arguments.contains("--quick")
+/// `--latency-2022`: only the SMPTE 2022-1 added-latency table (Latency2022.swift).
+if CommandLine.arguments.contains("--latency-2022") {
+    printSMPTE2022Latency(matrices: quick ? 60 : 300)
+    exit(0)
+}
 /// `--decode-only`: just the RS decode table (for profiling).
 let decodeOnly = CommandLine.arguments.contains("--decode-only")
 /// `--hot-arrival`: each source packet is copied into a fresh array just before the decoder gets
@@ -310,3 +316,5 @@ func rtpTS(_ seq: Int) -> [UInt8] {
     }
     return p
 }
+
+printSMPTE2022Latency(matrices: quick ? 60 : 300)
