@@ -1,7 +1,7 @@
 /// How long an SMPTE 2022-1 matrix waits for its FEC once its media went by, derived from the
-/// stream: column FEC is sent after its matrix, spread over the next one (SMPTE 2022-1 §5.3
-/// latency; GStreamer `rtpst2022-1-fecenc` and FFmpeg `prompeg` send column c's FEC with packet
-/// c·D of the next matrix), so the wait is one matrix time at the measured
+/// stream: column FEC is sent after its matrix, spread over the next one (GStreamer
+/// `rtpst2022-1-fecenc` and FFmpeg `prompeg` send column c's FEC with packet c·D of the next
+/// matrix; SMPTE 2022-1 §5.3 latency), so the wait is one matrix time at the measured
 /// packet rate plus a jitter margin, capped by the configured bound (the latency budget). Row
 /// FEC follows its row at once, so a row-only stream waits one row time. Pure: arrival times in.
 struct SMPTE2022MatrixWait: Sendable, Equatable {
