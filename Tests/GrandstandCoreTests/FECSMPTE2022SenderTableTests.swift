@@ -136,7 +136,14 @@ struct SenderTable: Sendable {
     static let shared: Result<SenderTable, any Error> = Result { try SenderTable() }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("gs-fec-table-\(getpid())")
+        let temporary = FileManager.default.temporaryDirectory
+        // Captures of earlier runs whose process is gone (a run keeps its own for inspection).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [] where name.hasPrefix("gs-fec-table-") {
+            if let pid = Int32(name.dropFirst("gs-fec-table-".count)), kill(pid, 0) != 0 {
+                try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+            }
+        }
+        directory = temporary.appendingPathComponent("gs-fec-table-\(getpid())")
         try? FileManager.default.removeItem(at: directory)
         let specs = Set(FECSMPTE2022SenderTableTests.cases.map(\.spec)).sorted()
         let listing = try Self.python(["capture", directory.path] + specs)

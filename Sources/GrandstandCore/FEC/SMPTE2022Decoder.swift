@@ -264,14 +264,13 @@ public struct SMPTE2022Decoder: Sendable {
         return actions
     }
 
-    /// The media flow passed the matrix's end with packets missing: its wait starts now, at the
-    /// rate measured now.
+    /// The media flow passed the matrix's end (a complete matrix has closed already): its wait
+    /// starts now, at the rate measured now.
     private mutating func markEnded(_ n: Int64, now: Int64) {
         let wait = currentWait
         matrices[n]?.endSeenAt = now
         matrices[n]?.wait = wait
     }
-
 
     private mutating func place(ext: Int64, fec: SMPTE2022FECPacket, now: Int64) -> [FECAction] {
         guard let n = matrixIndex(ext) else { return [] }
