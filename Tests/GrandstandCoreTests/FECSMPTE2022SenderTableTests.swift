@@ -3,31 +3,38 @@ import Testing
 import TestSupport
 @testable import GrandstandCore
 
-/// One row of the real-sender table: a sender at L×D (1D: column FEC only), a bitrate, a loss.
+/// One row of the real-sender table: a sender at L×D, a bitrate, a loss.
 struct SenderCase: Sendable, CustomTestStringConvertible {
+    /// Which FEC the sender sends: both (2D), column only (1D), or row only (GStreamer).
+    enum Flows: String, Sendable {
+        case both = "", column = "1d", row
+    }
+
     enum Loss: String, Sendable {
         /// min(L, 4) consecutive packets ending row 0 of the matrix: one per column, whose FEC
         /// comes last ((L − 1)·D packets into the next matrix). Recoverable.
         case burst
         /// Three packets in different rows and columns: each row FEC (or column, in 1D) repairs one.
         case isolated
-        /// A 2×2 square (1D: two packets of one column): no row or column has one loss. Not recoverable.
+        /// A 2×2 square (1D: two packets of one column; row only: two of one row): no row or
+        /// column has one loss. Not recoverable.
         case square
     }
 
     var sender: String
     var columns: Int
     var rows: Int
-    var oneD = false
+    var flows = Flows.both
     var megabits: Double
     var loss: Loss
     /// `fec.timeoutMilliseconds` (the bound), nil for the default.
     var boundMilliseconds: Int? = nil
 
-    var spec: String { "\(sender):\(columns):\(rows)" + (oneD ? ":1d" : "") }
+    var spec: String { "\(sender):\(columns):\(rows)" + (flows == .both ? "" : ":\(flows.rawValue)") }
     var recoverable: Bool { loss != .square && boundMilliseconds == nil }
     var testDescription: String {
-        "\(sender) \(columns)×\(rows)\(oneD ? " 1D" : "") \(megabits) Mbit/s \(loss.rawValue)" + (boundMilliseconds.map { " bound \($0) ms" } ?? "")
+        let kind = [Flows.both: "", .column: " 1D", .row: " row only"][flows] ?? ""
+        return "\(sender) \(columns)×\(rows)\(kind) \(megabits) Mbit/s \(loss.rawValue)" + (boundMilliseconds.map { " bound \($0) ms" } ?? "")
     }
 
     /// Media indices dropped, all in matrix 2 (the sender's matrices start at its first packet).
@@ -37,7 +44,12 @@ struct SenderCase: Sendable, CustomTestStringConvertible {
         switch loss {
         case .burst: return (columns - min(4, columns)..<columns).map { at(0, $0) }
         case .isolated: return [at(1, 0), at(2, columns / 2), at(3, columns - 1)]
-        case .square: return oneD ? [at(1, 1), at(2, 1)] : [at(1, 1), at(1, 2), at(2, 1), at(2, 2)]
+        case .square:
+            switch flows {
+            case .both: return [at(1, 1), at(1, 2), at(2, 1), at(2, 2)]
+            case .column: return [at(1, 1), at(2, 1)]
+            case .row: return [at(1, 1), at(1, 2)]
+            }
         }
     }
 }
@@ -65,8 +77,10 @@ struct FECSMPTE2022SenderTableTests {
         SenderCase(sender: "gst", columns: 5, rows: 20, megabits: 10, loss: .isolated),
         SenderCase(sender: "ffmpeg", columns: 4, rows: 20, megabits: 8, loss: .burst),
         SenderCase(sender: "gst", columns: 20, rows: 4, megabits: 15, loss: .isolated),
-        SenderCase(sender: "gst", columns: 8, rows: 8, oneD: true, megabits: 3, loss: .burst),
-        SenderCase(sender: "gst", columns: 8, rows: 8, oneD: true, megabits: 3, loss: .square),
+        SenderCase(sender: "gst", columns: 8, rows: 8, flows: .column, megabits: 3, loss: .burst),
+        SenderCase(sender: "gst", columns: 8, rows: 8, flows: .column, megabits: 3, loss: .square),
+        SenderCase(sender: "gst", columns: 10, rows: 5, flows: .row, megabits: 4, loss: .isolated),
+        SenderCase(sender: "gst", columns: 10, rows: 5, flows: .row, megabits: 4, loss: .square),
         SenderCase(sender: "ffmpeg", columns: 6, rows: 6, megabits: 12, loss: .square),
     ]
 
