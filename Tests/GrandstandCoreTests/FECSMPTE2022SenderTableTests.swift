@@ -37,9 +37,10 @@ struct SenderCase: Sendable, CustomTestStringConvertible {
         return "\(sender) \(columns)×\(rows)\(kind) \(megabits) Mbit/s \(loss.rawValue)" + (boundMilliseconds.map { " bound \($0) ms" } ?? "")
     }
 
-    /// Media indices dropped, all in matrix 2 (the sender's matrices start at its first packet).
+    /// Media indices dropped, all in matrix 4 (the sender's matrices start at its first packet;
+    /// the rate is known after four; its column FEC still comes before the 668-packet source ends).
     var dropped: [Int] {
-        let base = 2 * columns * rows
+        let base = 4 * columns * rows
         func at(_ row: Int, _ column: Int) -> Int { base + row * columns + column }
         switch loss {
         case .burst: return (columns - min(4, columns)..<columns).map { at(0, $0) }

@@ -8,7 +8,7 @@ struct PacedMatrixStream {
     var rows: Int
     /// Time between media packets (ns): 1316-byte TS payloads at `Self.interval(megabits:)`.
     var interval: (Int) -> Int64
-    var matrices = 4
+    var matrices = 7
     var rowFEC = true
 
     /// ns per 7 × 188-byte payload at `megabits` Mbit/s of TS.
@@ -76,13 +76,14 @@ struct PacedMatrixStream {
     /// A burst over the last columns of a matrix's first row: only column FEC repairs it, and
     /// the last of those comes (L − 1)·D packets into the next matrix, later than the old fixed
     /// 200 ms at the low rates. Every case recovers, the wait is the derived one, none capped.
+    /// (Matrix 5: the rate is known after four blocks, one matrix each; before, the wait is the bound.)
     @Test(arguments: cases)
     func derivedWaitRecoversLateColumnFEC(c: Case) throws {
         let interval = PacedMatrixStream.interval(megabits: c.megabits)
         let stream = PacedMatrixStream(columns: c.columns, rows: c.rows, interval: { _ in interval }, rowFEC: c.rowFEC)
         let span = c.columns * c.rows
-        // Matrix 1 (the first whose column FEC is aligned), row 0, the last three columns.
-        let drop = Set((c.columns - 3)..<c.columns).map { span + $0 }
+        // Matrix 5, row 0, the last three columns.
+        let drop = Set((c.columns - 3)..<c.columns).map { 5 * span + $0 }
         let run = stream.run(drop: Set(drop))
         #expect(run.waits.last == stream.expectedWait(interval: interval))
         #expect(run.decoder.stats.waitMilliseconds == Int(stream.expectedWait(interval: interval) / 1_000_000))
@@ -101,50 +102,82 @@ struct PacedMatrixStream {
     @Test func theBoundCapsTheDerivedWait() {
         let interval = PacedMatrixStream.interval(megabits: 1.5)
         let stream = PacedMatrixStream(columns: 10, rows: 5, interval: { _ in interval })
-        let drop: Set<Int> = [57, 58, 59]
+        let drop: Set<Int> = [257, 258, 259]
         let capped = stream.run(drop: drop, bound: 200_000_000)
         #expect(stream.expectedWait(interval: interval) > 200_000_000)
         #expect(capped.waits.last == 200_000_000 && capped.decoder.stats.waitMilliseconds == 200)
         #expect(capped.output.lost.count == 3 && capped.decoder.stats.windowRecoveryFailures == 1)
         // Only the matrix that had to wait (the others closed complete at their last packet).
         #expect(capped.decoder.stats.windowWaitCapped == 1)
-        // Held from arrival (packet 60) to the matrix's end (packet 100) plus the bound and a tick.
+        // Held from arrival (packet 260) to the matrix's end (packet 300) plus the bound and a tick.
         #expect(capped.maxHold <= 40 * interval + 200_000_000 + 10_000_000)
         let derived = stream.run(drop: drop)
         #expect(derived.output.lost.isEmpty && derived.decoder.stats.windowRecoverySuccesses == 1)
         #expect(derived.decoder.stats.windowWaitCapped == 0)
     }
 
-    /// The rate is an EWMA of the inter-arrival interval: after the sender speeds up fourfold
-    /// the wait follows within a few dozen packets, and a loss there is still repaired.
+    /// The rate is measured over blocks of L·D packets, the slowest of the last four and the one
+    /// under way: after a fourfold speed-up the wait shortens once the slow blocks are four
+    /// blocks old (a wait too long only delays giving up); after a slow-down it lengthens with
+    /// the first slow packet.
     @Test func waitFollowsARateChange() {
         let slow = PacedMatrixStream.interval(megabits: 2), fast = PacedMatrixStream.interval(megabits: 8)
-        let stream = PacedMatrixStream(columns: 10, rows: 10, interval: { $0 < 200 ? slow : fast }, matrices: 5)
-        let run = stream.run(drop: [307, 308, 309])
-        #expect(run.waits[199] == stream.expectedWait(interval: slow))
-        // Gain 1/16: within 1 % of the new wait after 100 packets.
-        let settled = run.waits[300]
-        #expect(abs(settled - stream.expectedWait(interval: fast)) < stream.expectedWait(interval: fast) / 100)
-        #expect(run.waits[200..<300].allSatisfy { $0 <= stream.expectedWait(interval: slow) })
+        let faster = PacedMatrixStream(columns: 10, rows: 10, interval: { $0 < 600 ? slow : fast }, matrices: 12)
+        let run = faster.run(drop: [707, 708, 709])
+        #expect(run.waits[398] == FECDecoderConfiguration().matrixWaitBoundNanoseconds)   // three blocks
+        #expect(run.waits[599] == faster.expectedWait(interval: slow))
+        #expect(run.waits[999] == faster.expectedWait(interval: slow))     // blocks 500–600 … 800–900
+        #expect(run.waits[1000] == faster.expectedWait(interval: fast))
         #expect(run.output.lost.isEmpty && run.decoder.stats.recoveredPackets == 3)
+        let slower = PacedMatrixStream(columns: 10, rows: 10, interval: { $0 < 600 ? fast : slow }, matrices: 7)
+        let waits = slower.run().waits
+        #expect(waits[599] == slower.expectedWait(interval: fast))
+        #expect(waits[601] == slower.expectedWait(interval: slow))      // the first slow interval
     }
 
-    /// Without a rate (or L and D) the wait is the bound; a stall is not a rate sample.
+    /// A real-time sender sends each video frame's packets back to back (FFmpeg `-re`: here 13
+    /// packets 50 µs apart, then the rest of 40 ms): a per-packet average taken just after a
+    /// frame says a third of the real time. With blocks the worst-place burst of every matrix is
+    /// still repaired (its last column FEC comes 45 packets ≈ 140 ms after the matrix).
+    @Test func frameBurstsDoNotShortenTheWait() {
+        let gap: Int64 = 40_000_000 - 12 * 50_000
+        let stream = PacedMatrixStream(columns: 10, rows: 5, interval: { $0 % 13 == 12 ? gap : 50_000 }, matrices: 10)
+        let drop = (4...8).flatMap { m in (m * 50 + 6..<m * 50 + 10) }
+        let run = stream.run(drop: Set(drop))
+        #expect(run.output.lost.isEmpty && run.decoder.stats.recoveredPackets == drop.count)
+        #expect(run.decoder.stats.windowRecoverySuccesses == 5 && run.decoder.stats.windowWaitCapped == 0)
+        // 13 packets per 40 ms: a matrix of 50 takes ≈ 154 ms; the wait never drops below it.
+        #expect(run.waits[100...].allSatisfy { $0 >= 154_000_000 + 50_000_000 })
+    }
+
+    /// Without a rate (or L and D) the wait is the bound; a stall is not a rate sample; frame
+    /// bursts average out over a block.
     @Test func estimatorEdges() {
         var wait = SMPTE2022MatrixWait(bound: 1_000_000_000)
         #expect(wait.wait(repairSpan: 100) == .init(nanoseconds: 1_000_000_000, capped: false))
-        wait.observe(sequence: 10, arrival: 0)
-        wait.observe(sequence: 12, arrival: 4_000_000)            // one lost: 2 ms each
+        wait.observe(sequence: 10, arrival: 0, blockPackets: 2)
+        wait.observe(sequence: 12, arrival: 4_000_000, blockPackets: 2)          // one lost: 2 ms each
+        wait.observe(sequence: 14, arrival: 8_000_000, blockPackets: 2)
+        #expect(wait.interval == nil)                                            // two blocks: not yet
+        wait.observe(sequence: 16, arrival: 12_000_000, blockPackets: 2)
+        wait.observe(sequence: 17, arrival: 13_000_000, blockPackets: 2)
+        wait.observe(sequence: 15, arrival: 14_000_000, blockPackets: 2)         // reordered: not a sample
+        wait.observe(sequence: 18, arrival: 16_000_000, blockPackets: 2)         // the fourth block
         #expect(wait.interval == 2_000_000)
-        wait.observe(sequence: 11, arrival: 5_000_000)            // reordered: not a sample
-        wait.observe(sequence: 13, arrival: 3_000_000_000)        // a 3 s stall: not a sample
+        wait.observe(sequence: 19, arrival: 3_016_000_000, blockPackets: 2)      // a 3 s stall: not a rate
         #expect(wait.interval == 2_000_000)
-        wait.observe(sequence: 14, arrival: 3_002_000_000)
+        wait.observe(sequence: 20, arrival: 3_017_000_000, blockPackets: 2)      // 1 ms now: the slower wins
         #expect(wait.interval == 2_000_000)
         #expect(wait.wait(repairSpan: 100) == .init(nanoseconds: 275_000_000, capped: false))
         #expect(wait.wait(repairSpan: 1000) == .init(nanoseconds: 1_000_000_000, capped: true))
         wait.reset()
         #expect(wait.interval == nil)
+        // Frames of 10 packets 10 µs apart every 40 ms: 4 ms per packet, even right after a frame.
+        var bursty = SMPTE2022MatrixWait(bound: 1_000_000_000)
+        for frame in 0..<12 {
+            for k in 0..<10 { bursty.observe(sequence: Int64(frame * 10 + k), arrival: Int64(frame) * 40_000_000 + Int64(k) * 10_000, blockPackets: 20) }
+        }
+        #expect(bursty.interval == 4_000_000)
         let decoder = SMPTE2022Decoder(configuration: .init(limits: FECDecoderConfiguration(matrixWaitBoundNanoseconds: 700_000_000)))
         #expect(decoder.matrixWait.nanoseconds == 700_000_000 && !decoder.matrixWait.capped)
         #expect(decoder.stats.waitMilliseconds == 700)

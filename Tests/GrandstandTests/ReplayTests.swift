@@ -69,11 +69,11 @@ struct ReplayTests {
         #expect(events.contains(#"{"change":"removed","event":"channel","id":"concourse","kind":"video","reason":"deleted","time":"2023-11-14T22:13:23.000000000Z","timestampNanoseconds":1700000003000000000}"#))
         #expect(events.contains(#"{"change":"removed","event":"channel","id":"old-feed","kind":"data","reason":"timeout","time":"2023-11-14T22:14:25.000000000Z","timestampNanoseconds":1700000065000000000}"#))
         // Index 12 (due at 0.340) is lost. Bowl Cam 1 announces SMPTE 2022-1 (L=5, D=4) but no
-        // valid FEC ever comes, so the packets after the gap are held as long as a 20-packet
-        // matrix and its wait take at the measured 20 ms per packet (0.4 + 0.5 s, docs/fec.md
-        // "Matrix wait"): the loss is declared at the first tick after 1.26 s, not at the next
+        // valid FEC ever comes, and its 30 packets are too few to measure the rate (four blocks of
+        // a matrix, docs/fec.md "Matrix wait"), so the packets after the gap are held for the
+        // bound, 1.5 s: the loss is declared at the first tick after 1.86 s, not at the next
         // packet as without FEC.
-        #expect(events.contains(#"{"event":"gap","id":"bowl-cam-1","lostPackets":1,"time":"2023-11-14T22:13:21.500000000Z","timestampNanoseconds":1700000001500000000}"#))
+        #expect(events.contains(#"{"event":"gap","id":"bowl-cam-1","lostPackets":1,"time":"2023-11-14T22:13:21.900000000Z","timestampNanoseconds":1700000001900000000}"#))
     }
 
     @Test func isDeterministicAcrossRunsAndCaptureFormats() throws {

@@ -103,11 +103,17 @@ public struct SMPTE2022Decoder: Sendable {
         return (applied.nanoseconds, applied.capped)
     }
 
-    /// Media packets the sender needs to send a matrix's FEC: the next matrix (column FEC is
-    /// spread over it), or one row when there is no column FEC.
+    /// The wait a matrix ending now gets.
     private var currentWait: SMPTE2022MatrixWait.Applied {
-        guard let columns, let rows else { return waits.unknown }
-        return waits.wait(repairSpan: rowOnly ? columns : columns * rows)
+        guard columns != nil, rows != nil else { return waits.unknown }
+        return waits.wait(repairSpan: repairSpan)
+    }
+
+    /// Media packets the sender needs to send a matrix's FEC: the next matrix (column FEC is
+    /// spread over it), or one row when there is no column FEC; 100 (L·D's most) until known.
+    private var repairSpan: Int {
+        guard let columns, let rows else { return 100 }
+        return rowOnly ? columns : columns * rows
     }
 
     /// L and D in use (announced or learned), nil until known.
@@ -140,7 +146,7 @@ public struct SMPTE2022Decoder: Sendable {
         if firstSource == nil { firstSource = ext }
         switch outcome {
         case .duplicate, .late: stats.sourcePacketsLate += 1
-        case .stored, .restart: waits.observe(sequence: ext, arrival: now)
+        case .stored, .restart: waits.observe(sequence: ext, arrival: now, blockPackets: repairSpan)
         }
         if outcome != .duplicate, let n = matrixIndex(ext) {
             for key in matrices.keys where key < n && matrices[key]?.endSeenAt == nil { markEnded(key, now: now) }

@@ -1,10 +1,19 @@
 /// How long an SMPTE 2022-1 matrix waits for its FEC once its media went by, derived from the
 /// stream: column FEC is sent after its matrix, spread over the next one (GStreamer
 /// `rtpst2022-1-fecenc` and FFmpeg `prompeg` send column c's FEC with packet c·D of the next
-/// matrix; SMPTE 2022-1 §5.3 latency), so the wait is one matrix time at the measured
-/// packet rate plus a jitter margin, capped by the configured bound (the latency budget). Row
-/// FEC follows its row at once, so a row-only stream waits one row time. Pure: arrival times in.
-struct SMPTE2022MatrixWait: Sendable, Equatable {
+/// matrix; SMPTE 2022-1 §5.3 latency), so the wait is one matrix time at the measured packet
+/// rate plus a jitter margin, capped by the configured bound (the latency budget). Row FEC
+/// follows its row at once, so a row-only stream waits one row time. Pure: arrival times in.
+///
+/// The rate is measured over blocks of as many packets as the sender needs to send a matrix's
+/// FEC, not packet by packet: real-time senders send a video frame's packets back to back
+/// (FFmpeg `-re`: ~13 packets within a millisecond, then 40 ms of nothing at 25 fps), and a
+/// per-packet average right after such a burst says the next matrix takes a third of its real
+/// time (docs/fec.md, "Matrix wait"). The slowest of the last four blocks and the block under
+/// way is used, and nothing until four blocks were measured (senders start with a burst, FFmpeg
+/// `-re` at a third of its rate): a wait that is too long only delays giving up on a matrix
+/// that cannot be repaired, one that is too short loses a matrix that could.
+struct SMPTE2022MatrixWait: Sendable {
     /// The wait a matrix gets, and whether the derived wait exceeded the bound (and was cut to it).
     struct Applied: Sendable, Equatable {
         var nanoseconds: Int64
@@ -13,12 +22,17 @@ struct SMPTE2022MatrixWait: Sendable, Equatable {
 
     /// The most a matrix waits (`FECDecoderConfiguration.matrixWaitBoundNanoseconds`).
     let bound: Int64
-    /// Mean media inter-arrival interval (ns per sequence number), an EWMA with gain 1/16 as
-    /// RFC 3550 §6.4.1 smooths jitter; nil until two packets arrived in order.
-    private(set) var interval: Int64? = nil
+    /// Mean interval (ns per sequence number) of the last `Self.blocks` whole blocks, newest last.
+    private var recent: (Int64, Int64, Int64, Int64) = (0, 0, 0, 0)
+    private var wholeBlocks = 0
+    /// The block under way: its first packet, and the newest packet seen.
+    private var blockSequence: Int64 = 0
+    private var blockArrival: Int64 = 0
     private var lastSequence: Int64 = 0
     private var lastArrival: Int64 = 0
     private var started = false
+
+    static let blocks = 4
 
     /// Jitter margin: an eighth of the derived time plus this floor (sender pacing, network, and
     /// the capture thread's batching).
@@ -28,24 +42,39 @@ struct SMPTE2022MatrixWait: Sendable, Equatable {
         self.bound = max(0, bound)
     }
 
-    /// One media packet arrived (extended sequence number, arrival time). A gap in sequence
-    /// numbers (loss) spreads the time over the packets it skipped; reordered packets and
-    /// intervals longer than the bound (a stall, not a rate) are not samples.
-    mutating func observe(sequence: Int64, arrival: Int64) {
+    /// Mean interval (ns per media packet) the wait is derived from: the slowest of the last four
+    /// whole blocks and the block under way; nil until four blocks were measured.
+    var interval: Int64? {
+        guard wholeBlocks >= Self.blocks else { return nil }
+        let whole = max(max(recent.0, recent.1), max(recent.2, recent.3))
+        guard lastSequence > blockSequence else { return whole }
+        return max(whole, (lastArrival - blockArrival) / (lastSequence - blockSequence))
+    }
+
+    /// One media packet arrived (extended sequence number, arrival time). `blockPackets`: the
+    /// packets a block spans (the matrix's repair span). A gap in sequence numbers (loss) spreads
+    /// its time over the packets it skipped; reordered packets are ignored; an interval longer
+    /// than the bound is a stall, not a rate: the block under way starts again after it.
+    mutating func observe(sequence: Int64, arrival: Int64, blockPackets: Int) {
         guard started else {
-            (lastSequence, lastArrival, started) = (sequence, arrival, true)
+            (blockSequence, blockArrival, lastSequence, lastArrival, started) = (sequence, arrival, sequence, arrival, true)
             return
         }
         guard sequence > lastSequence else { return }
         let elapsed = arrival - lastArrival
-        if elapsed >= 0, elapsed <= bound {
-            let sample = elapsed / (sequence - lastSequence)
-            interval = interval.map { $0 + (sample - $0) / 16 } ?? sample
-        }
         (lastSequence, lastArrival) = (sequence, arrival)
+        guard elapsed >= 0, elapsed <= bound else {
+            (blockSequence, blockArrival) = (sequence, arrival)
+            return
+        }
+        guard sequence - blockSequence >= Int64(max(1, blockPackets)) else { return }
+        let mean = (arrival - blockArrival) / (sequence - blockSequence)
+        recent = (recent.1, recent.2, recent.3, mean)
+        wholeBlocks += 1
+        (blockSequence, blockArrival) = (sequence, arrival)
     }
 
-    /// The wait before the rate is known: the bound.
+    /// The wait before the rate is known (fewer than four blocks): the bound.
     var unknown: Applied { Applied(nanoseconds: bound, capped: false) }
 
     /// The wait for a matrix whose repairs take `repairSpan` media packets to be sent (L·D with
@@ -67,7 +96,6 @@ struct SMPTE2022MatrixWait: Sendable, Equatable {
 
     /// The sender restarted: the rate is measured again.
     mutating func reset() {
-        interval = nil
-        started = false
+        self = SMPTE2022MatrixWait(bound: bound)
     }
 }
