@@ -10,9 +10,9 @@
 /// (FFmpeg `-re`: ~13 packets within a millisecond, then 40 ms of nothing at 25 fps), and a
 /// per-packet average right after such a burst says the next matrix takes a third of its real
 /// time (docs/fec.md, "Matrix wait"). The slowest of the last four blocks and the block under
-/// way is used, and nothing until four blocks were measured (senders start with a burst, FFmpeg
-/// `-re` at a third of its rate): a wait that is too long only delays giving up on a matrix
-/// that cannot be repaired, one that is too short loses a matrix that could.
+/// way is used, and nothing until four blocks were measured (senders start with a burst: FFmpeg
+/// `-re` sent its first matrix at over twice its rate): a wait that is too long only delays
+/// giving up on a matrix that cannot be repaired, one that is too short loses a matrix that could.
 struct SMPTE2022MatrixWait: Sendable {
     /// The wait a matrix gets, and whether the derived wait exceeded the bound (and was cut to it).
     struct Applied: Sendable, Equatable {
