@@ -13,7 +13,9 @@ extension GatewayConfig {
         public enum Kind: String, Sendable, Equatable { case video, data, file }
         public var name: String
         public var kind: Kind
-        public var group: IPAddress
+        /// The multicast group; nil for an SRT channel (`srt`).
+        public var group: IPAddress?
+        /// The UDP port (the SRT port for an SRT channel).
         public var port: UInt16
         /// Source for a source-specific join, if any.
         public var source: IPAddress?
@@ -25,6 +27,8 @@ extension GatewayConfig {
         public var bandwidthKbps: Int?
         /// File channels: the FLUTE session's TSI (`tsi`); nil accepts any.
         public var fluteTSI: UInt64? = nil
+        /// Video over SRT instead of multicast (SRTChannelConfig.swift); nil for multicast channels.
+        public var srt: SRTSource? = nil
     }
 
     /// `discovery`: SAP groups listened to (port 9875) and the retirement policy. RFC 2974 §3.1
@@ -143,7 +147,8 @@ extension GatewayConfig {
         return address
     }
 
-    static let staticChannelKeys: Set<String> = ["name", "kind", "group", "port", "source", "transport", "fec", "tsi", "channelText", "bandwidthKbps"]
+    static let staticChannelKeys: Set<String> = ["name", "kind", "group", "port", "source", "transport", "fec", "tsi", "channelText", "bandwidthKbps",
+                                                 "srt"]
 
     static func decodeChannels(_ root: JSONObjectView, _ reader: inout JSONReader) -> [StaticChannel] {
         guard let items = reader.array(root["channels"], at: root.path("channels")) else { return [] }
@@ -151,6 +156,15 @@ extension GatewayConfig {
         var endpoints: [String: JSONPath] = [:]
         for (path, value) in items {
             guard let object = reader.object(value, at: path, known: staticChannelKeys) else { continue }
+            if object["srt"] != nil {
+                if let channel = decodeSRTChannel(object, &reader), let srt = channel.srt {
+                    let key = "srt \(srt.mode == .listener ? "" : srt.host) \(srt.port) \(srt.mode)"
+                    if let first = endpoints[key] { reader.report(object.path("srt"), "\(srt) is already used by \(first)"); continue }
+                    endpoints[key] = path
+                    channels.append(channel)
+                }
+                continue
+            }
             let name = reader.string(object["name"], at: object.path("name"), required: true)
             var kind: StaticChannel.Kind?
             if let text = reader.string(object["kind"], at: object.path("kind"), required: true) {

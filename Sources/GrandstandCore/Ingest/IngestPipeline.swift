@@ -57,6 +57,10 @@ public struct IngestPipeline: Sendable {
             receiver?.media(datagram, stats: &stats, into: &actions)
         }
 
+        mutating func stream(_ payload: ArraySlice<UInt8>, time: Int64, into actions: inout [IngestAction]) {
+            receiver?.stream(payload, time: time, stats: &stats, into: &actions)
+        }
+
         mutating func repair(_ datagram: Datagram, into actions: inout [IngestAction]) {
             receiver?.repair(datagram, stats: &stats, into: &actions)
         }
@@ -84,6 +88,8 @@ public struct IngestPipeline: Sendable {
     private var datagramsReceived = 0
     private var sapPackets = 0
     private var unknownDestination = 0
+    private var streamChunks = 0
+    private var unroutedStreamChunks = 0
     private var frameDrops = DropCounts()
     private var sapDrops = DropCounts()
 
@@ -172,6 +178,22 @@ public struct IngestPipeline: Sendable {
         case .repair(let index):
             lanes[index].repair(datagram, into: &actions)
         }
+    }
+
+    /// One chunk of TS for channel `channelID` from a stream transport (SRT), keyed by channel
+    /// rather than (group, port): handled as a plain-UDP video datagram of that channel, under
+    /// the same stats keys. Chunks for a channel that is not listed, not received or not plain
+    /// video are counted
+    /// (`stream_chunks_unrouted`) and dropped.
+    public mutating func ingest(stream payload: ArraySlice<UInt8>, channelID: String, timestampNanoseconds: Int64,
+                                into actions: inout [IngestAction]) {
+        streamChunks += 1
+        flushPending(into: &actions)
+        guard let index = laneIndex[channelID], lanes[index].receiver?.takesStream == true else {
+            unroutedStreamChunks += 1
+            return
+        }
+        lanes[index].stream(payload, time: timestampNanoseconds, into: &actions)
     }
 
     /// Time passes: SAP sessions retire on timeout; recovery stages may close windows.
@@ -289,6 +311,8 @@ public struct IngestPipeline: Sendable {
         total["datagrams_received"] = .number(Double(datagramsReceived))
         total["sap_packets_received"] = .number(Double(sapPackets))
         total["unknown_destination"] = .number(Double(unknownDestination))
+        total["stream_chunks_received"] = .number(Double(streamChunks))
+        total["stream_chunks_unrouted"] = .number(Double(unroutedStreamChunks))
         total["channels_listed"] = .number(Double(registry.channels.count))
         total["channels_refused"] = .number(Double(registry.refused.count))
         total["drops"] = IngestStats.dropsObject(drops)

@@ -32,6 +32,9 @@ public struct Channel: Sendable, Equatable {
     /// File channels: the FLUTE Transport Session Identifier announced as `a=flute-tsi`
     /// (docs/protocol.md "File channels"); the receiver accepts only this TSI. Nil: not announced.
     public var fluteTSI: UInt64? = nil
+    /// Video over SRT (a configured channel): where its TS comes from; it has no group and no
+    /// endpoints, its receiver is fed by the SRT input (`IngestPipeline.ingest(stream:…)`).
+    public var srt: SRTSource? = nil
 
     public init(id: String, name: String, channelText: String? = nil, kind: ChannelKind, sessionNum: String? = nil,
                 sessionVersion: String? = nil, bandwidthKbps: Int? = nil, venueName: String? = nil, contentOwner: String? = nil,
@@ -76,7 +79,7 @@ public struct Channel: Sendable, Equatable {
             ("channelText", text(channelText)),
             ("contentOwner", text(contentOwner)),
             ("fec", fec.json),
-        ] + (kind == .file ? [("fluteTSI", fluteTSI.map { .number(Double($0)) } ?? .null)] : []) + [
+        ] + (srt.map { [("srt", $0.json)] } ?? []) + (kind == .file ? [("fluteTSI", fluteTSI.map { .number(Double($0)) } ?? .null)] : []) + [
             ("group", text(group?.description)),
             ("id", .string(id)),
             ("kind", .string(kind.name)),
@@ -88,7 +91,7 @@ public struct Channel: Sendable, Equatable {
             ("sessionVersion", text(sessionVersion)),
             ("source", text(source?.description)),
             ("streamer", text(streamer?.description)),
-            ("transport", .string(rtp ? "rtp" : "udp")),
+            ("transport", .string(srt != nil ? "srt" : rtp ? "rtp" : "udp")),
             ("ttl", int(ttl)),
             ("venueName", text(venueName)),
         ])

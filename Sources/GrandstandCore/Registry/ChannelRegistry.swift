@@ -65,6 +65,7 @@ public struct ChannelRegistry: Sendable {
                                   group: configured.group, port: configured.port, source: configured.source, fec: configured.fec,
                                   rtp: configured.rtp, origin: .config)
             channel.fluteTSI = configured.fluteTSI
+            channel.srt = configured.srt
             byID[id] = channel
         }
     }
