@@ -137,13 +137,16 @@ public struct FanRoutes: Sendable {
 /// `/channels.json` and the management channel list.
 public enum ChannelCatalog {
     /// The channel list; `forOperators` (the management API's) adds how each arrives: its transport
-    /// (`rtp`, or `udp`: loss seen only in TS continuity counters) and its FEC.
+    /// (`rtp`; `udp`: loss seen only in TS continuity counters; `srt`, with its `srt` settings) and its FEC.
     public static func json(_ gateway: Gateway, forOperators: Bool = false) -> JSONValue {
         .array(gateway.channels.map { channel in
             var members: [(String, JSONValue)] = [
                 ("id", .string(channel.id)), ("name", .string(channel.name)), ("kind", .string(channel.kind.name)),
             ]
-            if forOperators { members += [("transport", .string(channel.rtp ? "rtp" : "udp")), ("fec", channel.fec.json)] }
+            if forOperators {
+                members += [("transport", .string(channel.srt != nil ? "srt" : channel.rtp ? "rtp" : "udp")), ("fec", channel.fec.json)]
+                if let srt = channel.srt { members.append(("srt", srt.json)) }
+            }
             let base = "/channels/\(channel.id)/"
             if channel.kind == .video, let video = gateway.videoChannel(channel.id) {
                 let summary = video.summary

@@ -71,7 +71,14 @@ public final class LiveIngest: Sendable {
     }
 
     /// What the loop last published: channels, stats, capture counters, memberships.
-    public var snapshot: IngestSnapshot { shared.withLock { $0.published } }
+    /// The SRT inputs' connection state and counters are read as they are now.
+    public var snapshot: IngestSnapshot {
+        var snapshot = shared.withLock { $0.published }
+        for input in srtInputs {
+            for (name, value) in input.status.fields { snapshot.stats.channels[input.channelID, default: [:]][name] = .number(value) }
+        }
+        return snapshot
+    }
 
     /// Starts the capture thread (`ingest`) and one thread per SRT channel (`srt-<id>`).
     public func start() throws(RuntimeError) {
@@ -256,10 +263,7 @@ public final class LiveIngest: Sendable {
     }
 
     private func publish(_ state: LoopState, now: Int64) {
-        var snapshot = IngestSnapshot(state: state, interface: settings.interface, at: now)
-        for input in srtInputs {
-            for (name, value) in input.status.fields { snapshot.stats.channels[input.channelID, default: [:]][name] = .number(value) }
-        }
+        let snapshot = IngestSnapshot(state: state, interface: settings.interface, at: now)
         shared.withLock { $0.published = snapshot }
     }
 }
