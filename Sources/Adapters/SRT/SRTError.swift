@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CGSSRT
 import CGSSRTSystem
 
 /// A libsrt call of the SRT adapter failed: the operation, libsrt's error code (`SRT_ERRNO`,
@@ -31,14 +32,12 @@ public struct SRTError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     /// Nothing to read or write now on a nonblocking socket (`SRT_EASYNCRCV`/`SND`).
-    public var isWouldBlock: Bool { code == Self.value(SRT_EASYNCRCV) || code == Self.value(SRT_EASYNCSND) }
+    public var isWouldBlock: Bool { code == gs_srt_error_async_receive() || code == gs_srt_error_async_send() }
     /// The connection is gone: lost (peer silent past its idle timeout), closed by the peer, broken.
     public var isConnectionLost: Bool {
-        code == Self.value(SRT_ECONNLOST) || code == Self.value(SRT_ENOCONN) || code == Self.value(SRT_ECONNFAIL)
-            || code == Self.value(SRT_EINVSOCK)
+        code == gs_srt_error_connection_lost() || code == gs_srt_error_no_connection() || code == gs_srt_error_connection_failed()
+            || code == gs_srt_error_invalid_socket()
     }
-
-    static func value(_ errno: SRT_ERRNO) -> Int32 { Int32(truncatingIfNeeded: errno.rawValue) }
 
     public var description: String {
         var text = "\(operation): \(message)"

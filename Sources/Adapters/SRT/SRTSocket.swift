@@ -127,7 +127,7 @@ public final class SRTSocket {
             return false
         default:
             let reason = rejectReason
-            throw SRTError("connect", code: SRTError.value(SRT_ECONNREJ), message: "connection not established",
+            throw SRTError("connect", code: gs_srt_error_connection_rejected(), message: "connection not established",
                            rejectReason: reason)
         }
     }
@@ -192,7 +192,7 @@ public final class SRTSocket {
         let ready = srt_epoll_uwait(poll, &event, 1, timeoutMilliseconds)
         guard ready >= 0 else {
             let error = SRTError.last("srt_epoll_uwait")
-            if error.code == SRTError.value(SRT_ETIMEOUT) { return false }
+            if error.code == gs_srt_error_timeout() { return false }
             throw error
         }
         return ready > 0

@@ -27,3 +27,14 @@ void gs_srt_log_install(void);
 /// copies its text (NUL-terminated, cut to `size`) and the socket id it names (-1 if none) and
 /// returns 1; returns 0 when there is none. Lines older than the ring are skipped.
 int gs_srt_log_next_rejection(unsigned long *cursor, int *socket, char *text, size_t size);
+
+/// libsrt error codes (`SRT_ERRNO`) the adapter tells apart. Swift 6.0.3 does not import that
+/// enum's constants (macros build them from two other enums), so they come through as ints.
+static inline int gs_srt_error_async_receive(void) { return SRT_EASYNCRCV; }
+static inline int gs_srt_error_async_send(void) { return SRT_EASYNCSND; }
+static inline int gs_srt_error_timeout(void) { return SRT_ETIMEOUT; }
+static inline int gs_srt_error_connection_lost(void) { return SRT_ECONNLOST; }
+static inline int gs_srt_error_no_connection(void) { return SRT_ENOCONN; }
+static inline int gs_srt_error_connection_failed(void) { return SRT_ECONNFAIL; }
+static inline int gs_srt_error_connection_rejected(void) { return SRT_ECONNREJ; }
+static inline int gs_srt_error_invalid_socket(void) { return SRT_EINVSOCK; }
