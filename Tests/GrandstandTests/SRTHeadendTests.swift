@@ -192,6 +192,46 @@ import Testing
         #expect(try Self.segments(gateway, "guarded") >= 1, "the playlist stays")
     }
 
+    /// A lossy link (tools/srt/lossy-relay.py: 3 % loss each way, 30 ms each way; the kernel here
+    /// has no netem): with a latency well above the round trip SRT's retransmissions repair every
+    /// loss (lost > 0, dropped 0, no gap); with a latency below it packets arrive too late, are
+    /// dropped by libsrt, and show as gaps found from the TS continuity counters.
+    @Test func lossOnTheLinkIsRepairedWithinTheLatencyAndAGapBeyondIt() throws {
+        let work = try Self.workDirectory("srt-lossy")
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let channels = #"{"name":"Patient","kind":"video","srt":{"url":"srt://:9120","mode":"listener","latencyMilliseconds":600}},"#
+            + #"{"name":"Hasty","kind":"video","srt":{"url":"srt://:9130","mode":"listener","latencyMilliseconds":20}}"#
+        guard let gateway = try Self.gateway("gs-srtloss", channels: channels, work: work) else { return }
+        defer { gateway.stop() }
+        let ns = gateway.namespace.name
+        let relay = URL(fileURLWithPath: Self.sample).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("srt/lossy-relay.py").path
+        var children: [Child] = []
+        defer { for child in children { child.kill() } }
+        for (port, latency) in [(9120, 600_000), (9130, 20_000)] {
+            children.append(try Child(["ip", "netns", "exec", ns, "python3", relay, "--listen", String(port + 1), "--to", String(port),
+                                       "--loss", "0.03", "--delay-ms", "30", "--seconds", "90", "--seed", String(port)]))
+            _ = children.last?.output(containing: "relay 127.0.0.1", timeout: 10)
+            children.append(try ffmpeg(ns, "srt://127.0.0.1:\(port + 1)?mode=caller&latency=\(latency)"))
+        }
+        func channel(_ id: String) throws -> JSONValue? { try Self.stats(gateway)["channels"]?[id] }
+        try waitFor("loss on both links, repaired on one", timeout: 90) {
+            let patient = try channel("patient"), hasty = try channel("hasty")
+            return try Self.segments(gateway, "patient") >= 3 && (IngestStats.int(patient?["srt_packets_lost"]) ?? 0) > 0
+                && (IngestStats.int(hasty?["srt_packets_dropped"]) ?? 0) > 0 && (IngestStats.int(hasty?["gaps"]) ?? 0) > 0
+        }
+        let patient = try channel("patient"), hasty = try channel("hasty")
+        print("SRT lossy link, latency 600 ms: \(Self.srtCounters(patient)); latency 20 ms: \(Self.srtCounters(hasty))")
+        #expect(IngestStats.int(patient?["srt_packets_dropped"]) == 0, "\(Self.srtCounters(patient))")
+        #expect(IngestStats.int(patient?["gaps"]) == 0, "\(Self.srtCounters(patient))")
+        #expect((IngestStats.int(patient?["srt_rtt_ms"]) ?? 0) >= 60, "two 30 ms hops each way")
+    }
+
+    static func srtCounters(_ channel: JSONValue?) -> String {
+        ["srt_packets_received", "srt_packets_lost", "srt_packets_retransmitted", "srt_packets_dropped", "gaps", "gap_packets", "srt_rtt_ms"]
+            .map { "\($0)=\(IngestStats.int(channel?[$0]) ?? -1)" }.joined(separator: " ")
+    }
+
     /// FFmpeg sending the sample as MPEG-TS to `output` from inside namespace `ns`.
     func ffmpeg(_ ns: String, _ output: String) throws -> Child {
         try Child(["ip", "netns", "exec", ns, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-re",

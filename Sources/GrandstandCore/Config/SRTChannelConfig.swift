@@ -143,8 +143,11 @@ extension SRTSource {
     /// channels.json's `srt` object: url, mode, latency and whether it is encrypted (never the
     /// passphrase itself).
     public var json: JSONValue {
-        .object([("encrypted", .bool(passphrase != nil)), ("keyLength", passphrase == nil ? .null : .number(Double(keyLength))),
-                 ("latencyMilliseconds", .number(Double(latencyMilliseconds))), ("mode", .string(mode.rawValue)),
-                 ("url", .string(url))])
+        let key: JSONValue = passphrase == nil ? .null : .number(Double(keyLength))
+        let members: [(String, JSONValue)] = [
+            ("encrypted", .bool(passphrase != nil)), ("keyLength", key), ("latencyMilliseconds", .number(Double(latencyMilliseconds))),
+            ("mode", .string(mode.rawValue)), ("url", .string(url)),
+        ]
+        return .object(members)
     }
 }

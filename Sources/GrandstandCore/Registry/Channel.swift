@@ -73,13 +73,15 @@ public struct Channel: Sendable, Equatable {
         func int(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
         var reason: String? = nil
         if case .unsupported(let why) = kind { reason = why }
-        return .object([
+        var members: [(String, JSONValue)] = [
             ("appDeveloper", text(appDeveloper)),
             ("bandwidthKbps", int(bandwidthKbps)),
             ("channelText", text(channelText)),
             ("contentOwner", text(contentOwner)),
             ("fec", fec.json),
-        ] + (srt.map { [("srt", $0.json)] } ?? []) + (kind == .file ? [("fluteTSI", fluteTSI.map { .number(Double($0)) } ?? .null)] : []) + [
+        ]
+        if kind == .file { members.append(("fluteTSI", fluteTSI.map { .number(Double($0)) } ?? .null)) }
+        members += [
             ("group", text(group?.description)),
             ("id", .string(id)),
             ("kind", .string(kind.name)),
@@ -90,11 +92,16 @@ public struct Channel: Sendable, Equatable {
             ("sessionNum", text(sessionNum)),
             ("sessionVersion", text(sessionVersion)),
             ("source", text(source?.description)),
+        ]
+        if let srt { members.append(("srt", srt.json)) }
+        let transport = srt != nil ? "srt" : rtp ? "rtp" : "udp"
+        members += [
             ("streamer", text(streamer?.description)),
-            ("transport", .string(srt != nil ? "srt" : rtp ? "rtp" : "udp")),
+            ("transport", .string(transport)),
             ("ttl", int(ttl)),
             ("venueName", text(venueName)),
-        ])
+        ]
+        return .object(members)
     }
 }
 

@@ -23,16 +23,20 @@ final class SRTInput: Sendable {
         var ended = SRTStatistics()
 
         var fields: [(String, Double)] {
-            [("srt_connected", connected ? 1 : 0), ("srt_connections", Double(connections)),
-             ("srt_connect_failures", Double(connectFailures)), ("srt_handshakes_refused", Double(refusedHandshakes)),
-             ("srt_peers_refused", Double(refusedPeers)), ("srt_inbox_dropped", Double(inboxDropped)),
-             ("srt_packets_received", Double(ended.packetsReceived + current.packetsReceived)),
-             ("srt_packets_lost", Double(ended.packetsLost + current.packetsLost)),
-             ("srt_packets_dropped", Double(ended.packetsDropped + current.packetsDropped)),
-             ("srt_packets_retransmitted", Double(ended.packetsRetransmitted + current.packetsRetransmitted)),
-             ("srt_packets_undecrypted", Double(ended.packetsUndecrypted + current.packetsUndecrypted)),
-             ("srt_rtt_ms", current.rttMilliseconds), ("srt_receive_mbps", current.receiveMbps),
-             ("srt_latency_ms", Double(current.latencyMilliseconds))]
+            let counts: [(String, Int)] = [
+                ("srt_connected", connected ? 1 : 0), ("srt_connections", connections), ("srt_connect_failures", connectFailures),
+                ("srt_handshakes_refused", refusedHandshakes), ("srt_peers_refused", refusedPeers), ("srt_inbox_dropped", inboxDropped),
+                ("srt_packets_received", Int(ended.packetsReceived + current.packetsReceived)),
+                ("srt_packets_lost", ended.packetsLost + current.packetsLost),
+                ("srt_packets_dropped", ended.packetsDropped + current.packetsDropped),
+                ("srt_packets_retransmitted", ended.packetsRetransmitted + current.packetsRetransmitted),
+                ("srt_packets_undecrypted", ended.packetsUndecrypted + current.packetsUndecrypted),
+                ("srt_latency_ms", current.latencyMilliseconds),
+            ]
+            var fields = counts.map { ($0.0, Double($0.1)) }
+            fields.append(("srt_rtt_ms", current.rttMilliseconds))
+            fields.append(("srt_receive_mbps", current.receiveMbps))
+            return fields
         }
     }
 
