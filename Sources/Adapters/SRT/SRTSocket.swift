@@ -238,4 +238,6 @@ public final class SRTSocket {
     public var rejectReason: SRTRejectReason { SRTRejectReason(code: srt_getrejectreason(handle)) }
 
     public var isConnected: Bool { state == SRTS_CONNECTED }
+    /// A caller's handshake is under way.
+    public var isConnecting: Bool { state == SRTS_CONNECTING }
 }
