@@ -33,13 +33,18 @@ public final class SRTSocket {
     private let poll: Int32
     private var gate: OpaquePointer?
 
+    /// `SRT_INVALID_SOCK` and `SRT_ERROR`: srt.h declares them `static const`, which Swift 6.0.3
+    /// imports as symbols to link against (lld: undefined symbol) instead of values.
+    static let invalid: SRTSOCKET = -1
+    static let failed: Int32 = -1
+
     /// Largest live-mode payload (`SRT_LIVE_MAX_PLSIZE`); FFmpeg sends 1316 (7 × 188).
     public static let maximumPayload = 1456
 
     public init(settings: SRTSettings) throws(SRTError) {
         SRTLibrary.start()
         let socket = srt_create_socket()
-        guard socket != SRT_INVALID_SOCK else { throw SRTError.last("srt_create_socket") }
+        guard socket != SRTSocket.invalid else { throw SRTError.last("srt_create_socket") }
         handle = socket
         poll = srt_epoll_create()
         guard poll >= 0 else {
@@ -111,7 +116,7 @@ public final class SRTSocket {
         var events = Int32(truncatingIfNeeded: SRT_EPOLL_OUT.rawValue | SRT_EPOLL_ERR.rawValue)
         guard srt_epoll_update_usock(poll, handle, &events) == 0 else { throw SRTError.last("srt_epoll_update_usock") }
         let status = address.withSockaddr { srt_connect(handle, $0, $1) }
-        guard status != SRT_ERROR else { throw SRTError.last("connect \(address)", rejectReason: rejectReason) }
+        guard status != SRTSocket.failed else { throw SRTError.last("connect \(address)", rejectReason: rejectReason) }
     }
 
     /// Waits up to `timeoutMilliseconds` for a started handshake: true once connected, false if
@@ -165,7 +170,7 @@ public final class SRTSocket {
         let accepted = withUnsafeMutableBytes(of: &peer.storage) { raw in
             srt_accept(handle, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), &peer.length)
         }
-        guard accepted != SRT_INVALID_SOCK else {
+        guard accepted != SRTSocket.invalid else {
             let error = SRTError.last("accept")
             if error.isWouldBlock { return nil }
             throw error
@@ -204,7 +209,7 @@ public final class SRTSocket {
         let count = buffer.withUnsafeMutableBytes { raw in
             srt_recvmsg(handle, raw.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(raw.count))
         }
-        guard count != SRT_ERROR else {
+        guard count != SRTSocket.failed else {
             let error = SRTError.last("receive")
             if error.isWouldBlock { return nil }
             throw error
@@ -217,7 +222,7 @@ public final class SRTSocket {
         let count = bytes.withUnsafeBytes { raw in
             srt_sendmsg(handle, raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count), -1, 0)
         }
-        guard count != SRT_ERROR else {
+        guard count != SRTSocket.failed else {
             let error = SRTError.last("send")
             if error.isWouldBlock { return false }
             throw error
