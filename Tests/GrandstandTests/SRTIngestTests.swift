@@ -8,7 +8,8 @@ import Testing
 @testable import GrandstandOperations
 
 /// Live ingest with SRT channels and no capture (the interface is missing, so only SRT feeds the
-/// pipeline): a peer's TS reaches the sink as the channel's transport stream, in both modes;
+/// pipeline): a peer's TS reaches the sink as the channel's transport stream, in both modes; a
+/// peer that goes quiet with its link up is a stall;
 /// stop is prompt while connected and while a caller backs off; a replacement ingest (a live
 /// config change) takes the listener's port back. Loopback only, so it runs under qemu-user too.
 @Suite(.serialized) struct SRTIngestTests {
@@ -72,6 +73,11 @@ import Testing
         // The pipeline's counters are published on the loop's next tick.
         try waitFor("the TS counted", timeout: 30) { Self.stat(first, "backup", "ts_packets") == 700 }
         #expect(Self.stat(first, "backup", "gaps") == 0 && Self.stat(first, "backup", "packets_received") == 100)
+        // The peer goes quiet but its SRT link stays up (keepalives): a stall, counted once.
+        try waitFor("a stall counted", timeout: 30) { Self.stat(first, "backup", "srt_stalls") == 1 }
+        #expect(Self.stat(first, "backup", "srt_connected") == 1)
+        try Self.send(peer, blocks: 100..<101)
+        try waitFor("the stalled peer's TS", timeout: 30) { received.count("backup") == 101 * 7 * 188 }
         // Stop while connected: within a wait slice or two, not a libsrt timeout.
         let stopping = Date()
         first.stop()
@@ -83,7 +89,7 @@ import Testing
         defer { second.stop() }
         let again = try Self.caller(port: 9141)
         try Self.send(again, blocks: 0..<10)
-        try waitFor("TS through the replacement", timeout: 60) { received.count("backup") == 110 * 7 * 188 }
+        try waitFor("TS through the replacement", timeout: 60) { received.count("backup") == 111 * 7 * 188 }
         #expect(Self.stat(second, "backup", "srt_connections") == 1)
     }
 

@@ -8,7 +8,7 @@ enum ChannelEvents {
             ("CHANNEL", channel.id), ("KIND", channel.kind.name), ("GROUP", channel.group?.description ?? ""),
             ("PORT", String(channel.port)), ("STREAMER", channel.streamer?.description ?? "config"),
         ]
-        let place = "\(channel.group?.description ?? "?"):\(channel.port)"
+        let place = channel.srt?.description ?? "\(channel.group?.description ?? "?"):\(channel.port)"
         switch change {
         case .added:
             return GatewayEvent(.channelAdded, "channel \(channel.id) (\(channel.name), \(channel.kind)) added at \(place)", fields: fields)

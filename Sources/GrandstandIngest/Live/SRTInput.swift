@@ -18,6 +18,8 @@ final class SRTInput: Sendable {
         var refusedHandshakes = 0
         var refusedPeers = 0
         var inboxDropped = 0
+        /// Times a connected peer sent nothing for `stallNanoseconds` (its SRT link alive).
+        var stalls = 0
         var current = SRTStatistics()
         /// Counters of the connections that ended, added to the current one's.
         var ended = SRTStatistics()
@@ -26,6 +28,7 @@ final class SRTInput: Sendable {
             let counts: [(String, Int)] = [
                 ("srt_connected", connected ? 1 : 0), ("srt_connections", connections), ("srt_connect_failures", connectFailures),
                 ("srt_handshakes_refused", refusedHandshakes), ("srt_peers_refused", refusedPeers), ("srt_inbox_dropped", inboxDropped),
+                ("srt_stalls", stalls),
                 ("srt_packets_received", Int(ended.packetsReceived + current.packetsReceived)),
                 ("srt_packets_lost", ended.packetsLost + current.packetsLost),
                 ("srt_packets_dropped", ended.packetsDropped + current.packetsDropped),
@@ -49,6 +52,8 @@ final class SRTInput: Sendable {
     private let thread = Mutex<ServiceThread?>(nil)
     /// How often a connected input refreshes its counters.
     private static let statisticsNanoseconds: Int64 = 1_000_000_000
+    /// A connected peer silent this long has stalled (counted once per silence).
+    static let stallNanoseconds: Int64 = 2_000_000_000
     /// The slice every wait is cut into, so a stop is seen within it.
     private static let sliceMilliseconds: Int64 = 100
 
@@ -173,15 +178,23 @@ final class SRTInput: Sendable {
         record(.srtConnected, "SRT \(source.mode.rawValue) connected with \(peer) for channel \(channelID)", peer: peer, reason: "")
         var buffer = [UInt8](repeating: 0, count: SRTSocket.maximumPayload)
         var nextStatistics = clock.monotonicNanoseconds()
+        var lastMessage = clock.monotonicNanoseconds()
+        var stalled = false
         var ending = "stopping"
         do {
             while !stop.isRaised {
                 if try socket.wait(timeoutMilliseconds: Self.sliceMilliseconds) {
                     while let count = try socket.receive(into: &buffer) {
+                        lastMessage = clock.monotonicNanoseconds()
+                        stalled = false
                         let chunk = StreamInbox.Chunk(channelID: channelID, bytes: Array(buffer[..<count]),
                                                       timestampNanoseconds: clock.wallNanoseconds())
                         if !inbox.put(chunk) { shared.withLock { $0.inboxDropped += 1 } }
                     }
+                }
+                if !stalled, clock.monotonicNanoseconds() - lastMessage >= Self.stallNanoseconds {
+                    stalled = true
+                    shared.withLock { $0.stalls += 1 }
                 }
                 if clock.monotonicNanoseconds() >= nextStatistics {
                     nextStatistics = clock.monotonicNanoseconds() + Self.statisticsNanoseconds
