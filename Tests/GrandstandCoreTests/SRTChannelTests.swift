@@ -65,6 +65,13 @@ struct SRTChannelConfigTests {
         #expect(Self.issues(data) == ["$.channels[0].kind: an SRT channel carries MPEG-TS: kind must be video"])
     }
 
+    /// The fixture (also a seed of the config fuzz target) decodes: SRT beside multicast channels.
+    @Test func theSRTFixtureDecodes() throws {
+        let config = try GatewayConfig.decode(try Fixtures.bytes("ingest/srt-config.json"))
+        #expect(config.channels.map(\.srt?.mode) == [.caller, .listener, nil])
+        #expect(config.channels[0].srt?.keyLength == 32 && config.channels[2].group != nil)
+    }
+
     @Test func twoListenersOnOnePortAreRefused() {
         let listener = Self.srt(#""url":"srt://:9000","mode":"listener""#)
         #expect(Self.issues(listener + "," + listener) == [#"$.channels[1].srt: srt://:9000 (listener) is already used by $.channels[0]"#])
