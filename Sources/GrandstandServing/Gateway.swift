@@ -102,6 +102,8 @@ public final class Gateway: Sendable {
                     // Under the lock, like `withDataMessages`: a new subscriber misses and repeats nothing.
                     dataEvents.publish(id, message)
                 }
+            case .path:
+                break   // journaled by the ingest service; the merge's counters are in the stats
             case .fileDatagram(let id, let payload, let time):
                 // Arrivals are published like data messages: messages.json and the SSE stream.
                 handle(files.receive(id, payload, at: time).map { .dataMessage(channelID: id, payload: $0[...], timestampNanoseconds: time) })
@@ -133,6 +135,9 @@ public final class Gateway: Sendable {
                     default:
                         break
                     }
+                    // A video channel that became something else (a multiplex split into its
+                    // programs) stops like a removed one: its window stays until it expires.
+                    if channel.kind != .video, let old = state.video[channel.id], old.removedAtNanoseconds == nil { finished.append(old) }
                 case .removed:
                     state.channelList.removeAll { $0.id == channel.id }
                     if let old = state.video[channel.id] { finished.append(old) }

@@ -107,6 +107,32 @@ struct ConfigIngestTests {
         #expect(config.channels[3].bandwidthKbps == 500)
         #expect(config.channels[4].fec == FECParameters.none)
         #expect(config.channels[5].fec == .smpte2022_1(columns: 10, rows: 10))
+        #expect(config.channels.allSatisfy { $0.programs == .auto })
+    }
+
+    @Test func programChoices() throws {
+        let config = try Self.decode(#"""
+        "discovery":{"programs":"whole"},
+        "channels":[{"name":"Mux","kind":"video","group":"239.255.20.1","port":5000,"transport":"udp","programs":[3,1]},
+                    {"name":"Whole","kind":"video","group":"239.255.20.2","port":5000,"programs":"whole"},
+                    {"name":"Auto","kind":"video","group":"239.255.20.3","port":5000,"programs":"auto"}]
+        """#)
+        #expect(config.discovery.programs == .whole)
+        #expect(RegistryPolicy(config: config).programs == .whole)
+        #expect(config.channels.map(\.programs) == [.only([3, 1]), .whole, .auto])
+    }
+
+    @Test func secondPaths() throws {
+        let config = try Self.decode(#"""
+        "channels":[{"name":"Dual","kind":"video","group":"239.255.20.1","port":5000,
+                     "secondary":{"group":"239.255.21.1","port":5000,"source":"10.0.0.2","maxSkewMilliseconds":100,"silenceMilliseconds":500}},
+                    {"name":"Defaults","kind":"video","group":"239.255.20.2","port":5000,"transport":"udp","secondary":{"group":"239.255.20.2","port":5002}}]
+        """#)
+        #expect(config.channels[0].secondPath == SecondPath(endpoint: IngestEndpoint(group: IPAddress(parsing: "239.255.21.1")!, port: 5000,
+                                                                                      source: IPAddress(parsing: "10.0.0.2")),
+                                                            maxSkewNanoseconds: 100_000_000, silenceNanoseconds: 500_000_000))
+        #expect(config.channels[1].secondPath?.maxSkewNanoseconds == SecondPath.defaultMaxSkewNanoseconds)
+        #expect(config.channels[1].secondPath?.silenceNanoseconds == SecondPath.defaultSilenceNanoseconds)
     }
 
     @Test(arguments: [
@@ -123,10 +149,10 @@ struct ConfigIngestTests {
           "$.discovery.retireMinimumSeconds: 0 is out of range 1...86400",
           "$.discovery.retireIntervalMultiple: expected an integer, got a fraction"]),
         (#""discovery":{"sapGroups":[],"timeout":5}"#,
-         ["$.discovery.timeout: unknown key (expected one of: retireIntervalMultiple, retireMinimumSeconds, sapGroups)",
+         ["$.discovery.timeout: unknown key (expected one of: programs, retireIntervalMultiple, retireMinimumSeconds, sapGroups)",
           "$.discovery.sapGroups: must list at least one group (or leave the key out)"]),
         (#""channels":[{"kind":"audio","group":"10.0.0.1","port":0,"colour":1}]"#,
-         ["$.channels[0].colour: unknown key (expected one of: bandwidthKbps, channelText, fec, group, kind, name, port, source, srt, transport, tsi)",
+         ["$.channels[0].colour: unknown key (expected one of: bandwidthKbps, channelText, fec, group, kind, name, port, programs, secondary, source, srt, transport, tsi)",
           "$.channels[0].name: required string is missing",
           "$.channels[0].kind: \"audio\" is not a channel kind (video, data, file)",
           "$.channels[0].group: 10.0.0.1 is not a multicast group (224.0.0.0/4 or ff00::/8)",
@@ -142,6 +168,20 @@ struct ConfigIngestTests {
           "$.channels[0].transport: file channels are FLUTE over UDP; leave transport out"]),
         (#""channels":[{"name":"v","kind":"video","group":"239.1.1.1","port":5,"tsi":1},{"name":"f","kind":"file","group":"239.1.1.1","port":7,"tsi":-1}]"#,
          ["$.channels[0].tsi: only file channels (FLUTE) have a TSI", "$.channels[1].tsi: -1 is out of range 0...281474976710655"]),
+        (#""channels":[{"name":"a","kind":"video","group":"239.1.1.1","port":5,"programs":"split"},{"name":"b","kind":"video","group":"239.1.1.1","port":6,"programs":[]},{"name":"c","kind":"video","group":"239.1.1.1","port":7,"programs":[1,0,1]},{"name":"d","kind":"data","group":"239.1.1.1","port":8,"programs":"whole"}]"#,
+         ["$.channels[0].programs: \"split\" is not a program choice (\"auto\", \"whole\" or an array of program numbers)",
+          "$.channels[1].programs: must list at least one program number (or use \"whole\")",
+          "$.channels[2].programs[1]: 0 is out of range 1...65535", "$.channels[2].programs[2]: program 1 is listed twice",
+          "$.channels[3].programs: only video channels carry MPEG-TS programs"]),
+        (#""channels":[{"name":"a","kind":"video","group":"239.1.1.1","port":5,"secondary":{"group":"239.1.1.1","port":5}},{"name":"b","kind":"video","group":"239.1.1.2","port":5,"secondary":{"group":"239.1.1.1","port":5}},{"name":"c","kind":"data","group":"239.1.1.3","port":5,"secondary":{"group":"239.2.1.3","port":5}},{"name":"d","kind":"video","group":"239.1.1.4","port":5,"secondary":{"port":5,"maxSkewMilliseconds":500,"lag":1}}]"#,
+         ["$.channels[0].secondary: is the channel's own group, port and source; a second path must differ",
+          "$.channels[1].secondary: 239.1.1.1:5 is already used by $.channels[0]",
+          "$.channels[2].secondary: only video channels take a second path (SMPTE ST 2022-7)",
+          "$.channels[3].secondary.lag: unknown key (expected one of: group, maxSkewMilliseconds, port, silenceMilliseconds, source)",
+          "$.channels[3].secondary.group: required string is missing",
+          "$.channels[3].secondary.maxSkewMilliseconds: 500 is out of range 1...450"]),
+        (#""discovery":{"programs":[1]}"#,
+         ["$.discovery.programs: announced channels take \"auto\" or \"whole\"; pick programs in a static channel"]),
         (#""channels":[{"name":"a","kind":"data","group":"239.1.1.1","port":5,"transport":"tcp"}]"#,
          ["$.channels[0].transport: \"tcp\" is not a transport (rtp, udp)"]),
         (#""channels":[{"name":"a","kind":"video","group":"239.1.1.1","port":5},{"name":"b","kind":"data","group":"239.1.1.1","port":5}]"#,

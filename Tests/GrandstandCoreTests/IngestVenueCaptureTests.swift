@@ -33,7 +33,7 @@ struct IngestVenueCaptureTests {
                     }
                 case .transportStream(let id, let packets, _): run.ts[id, default: []] += packets
                 case .dataMessage(let id, let payload, _): run.messages[id, default: []].append(Array(payload))
-                case .gap, .fileDatagram: break
+                case .gap, .fileDatagram, .path: break
                 }
             }
         }

@@ -51,7 +51,7 @@ struct StreamerIngestTests {
                     case .transportStream(_, let packets, _): outcome.transportStream += packets
                     case .gap(_, let lost, _): outcome.lost += lost
                     case .dataMessage(let id, let payload, _): outcome.messages[id, default: []].append(String(decoding: payload, as: UTF8.self))
-                    case .fileDatagram: break
+                    case .fileDatagram, .path: break
                     }
                 }
             }

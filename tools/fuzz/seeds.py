@@ -139,6 +139,9 @@ def main(fixtures, root):
                 out.put("ts", bytes([mode, gap]) + packets[:9_024])
             for start in range(9_024, len(packets), 9_024 * 3):
                 out.put("ts", bytes([2, 0]) + packets[start:start + 9_024])
+            # programs: the stream's start in each program choice and batch size
+            for mode, gap in ((0, 0), (1, 0), (2 | 4, 0), (3 | 8, 0), (12, 5)):
+                out.put("programs", bytes([mode, gap]) + packets[:9_024])
             # hls script: 7-packet chunks at 25 fps-ish spacing (40 ms), a gap and a read-back
             script = bytearray([0x21])
             for n, start in enumerate(range(0, min(len(packets), 40_000), 1316)):

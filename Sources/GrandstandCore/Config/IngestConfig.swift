@@ -29,6 +29,10 @@ extension GatewayConfig {
         public var fluteTSI: UInt64? = nil
         /// Video over SRT instead of multicast (SRTChannelConfig.swift); nil for multicast channels.
         public var srt: SRTSource? = nil
+        /// Video: `programs`, which programs of a multi-program TS become channels.
+        public var programs: ProgramSelection = .auto
+        /// Video: `secondary`, the ST 2022-7 second path.
+        public var secondPath: SecondPath? = nil
     }
 
     /// `discovery`: SAP groups listened to (port 9875) and the retirement policy. RFC 2974 §3.1
@@ -40,6 +44,8 @@ extension GatewayConfig {
         public var sapGroups: [IPAddress] = Discovery.wellKnownSAPGroups
         public var retireMinimumSeconds = 60
         public var retireIntervalMultiple = 10
+        /// How announced multi-program streams are split (`"auto"` or `"whole"`).
+        public var programs: ProgramSelection = .auto
     }
 }
 
@@ -122,7 +128,7 @@ extension GatewayConfig {
     static func decodeDiscovery(_ root: JSONObjectView, _ reader: inout JSONReader) -> Discovery {
         var discovery = Discovery()
         guard let object = reader.object(root["discovery"], at: root.path("discovery"),
-                                         known: ["sapGroups", "retireMinimumSeconds", "retireIntervalMultiple"]) else { return discovery }
+                                         known: ["sapGroups", "retireMinimumSeconds", "retireIntervalMultiple", "programs"]) else { return discovery }
         if let items = reader.array(object["sapGroups"], at: object.path("sapGroups")) {
             discovery.sapGroups = items.compactMap { path, value in decodeGroup(value, at: path, &reader) }
             if items.isEmpty { reader.report(object.path("sapGroups"), "must list at least one group (or leave the key out)") }
@@ -131,7 +137,59 @@ extension GatewayConfig {
                                                         in: 1...86_400) ?? discovery.retireMinimumSeconds
         discovery.retireIntervalMultiple = reader.integer(object["retireIntervalMultiple"], at: object.path("retireIntervalMultiple"),
                                                           in: 1...100) ?? discovery.retireIntervalMultiple
+        if let value = object["programs"], let programs = decodePrograms(value, at: object.path("programs"), &reader) {
+            if case .only = programs {
+                reader.report(object.path("programs"), "announced channels take \"auto\" or \"whole\"; pick programs in a static channel")
+            } else {
+                discovery.programs = programs
+            }
+        }
         return discovery
+    }
+
+    /// `secondary`: `{"group":…,"port":…}` with optional `source`, `maxSkewMilliseconds` (1…450,
+    /// ST 2022-7's class C bound; default 50) and `silenceMilliseconds` (10…10000; default 200).
+    static func decodeSecondPath(_ value: JSONValue, at path: JSONPath, _ reader: inout JSONReader) -> SecondPath? {
+        guard let object = reader.object(value, at: path, known: ["group", "port", "source", "maxSkewMilliseconds", "silenceMilliseconds"])
+        else { return nil }
+        let group = decodeGroup(object["group"], at: object.path("group"), &reader)
+        if object["group"] == nil { reader.report(object.path("group"), "required string is missing") }
+        let port = reader.integer(object["port"], at: object.path("port"), in: 1...65535)
+        if object["port"] == nil { reader.report(object.path("port"), "required integer is missing") }
+        var source: IPAddress?
+        if let text = reader.string(object["source"], at: object.path("source")) {
+            source = IPAddress(parsing: text)
+            if source == nil { reader.report(object.path("source"), "\"\(text)\" is not an IP address") }
+        }
+        let skew = reader.integer(object["maxSkewMilliseconds"], at: object.path("maxSkewMilliseconds"), in: 1...450)
+        let silence = reader.integer(object["silenceMilliseconds"], at: object.path("silenceMilliseconds"), in: 10...10_000)
+        guard let group, let port else { return nil }
+        return SecondPath(endpoint: IngestEndpoint(group: group, port: UInt16(port), source: source),
+                          maxSkewNanoseconds: skew.map { Int64($0) * 1_000_000 } ?? SecondPath.defaultMaxSkewNanoseconds,
+                          silenceNanoseconds: silence.map { Int64($0) * 1_000_000 } ?? SecondPath.defaultSilenceNanoseconds)
+    }
+
+    /// `programs`: `"auto"`, `"whole"`, or a non-empty array of distinct program_numbers 1…65535
+    /// (program 0 is the network PID, ISO/IEC 13818-1 §2.4.4.3).
+    static func decodePrograms(_ value: JSONValue, at path: JSONPath, _ reader: inout JSONReader) -> ProgramSelection? {
+        if case .string(let text) = value {
+            switch text {
+            case "auto": return .auto
+            case "whole": return .whole
+            default:
+                reader.report(path, "\"\(text)\" is not a program choice (\"auto\", \"whole\" or an array of program numbers)")
+                return nil
+            }
+        }
+        guard let items = reader.array(value, at: path) else { return nil }
+        var numbers: [UInt16] = []
+        for (itemPath, item) in items {
+            guard let number = reader.integer(item, at: itemPath, in: 1...65535) else { continue }
+            if numbers.contains(UInt16(number)) { reader.report(itemPath, "program \(number) is listed twice"); continue }
+            numbers.append(UInt16(number))
+        }
+        if items.isEmpty { reader.report(path, "must list at least one program number (or use \"whole\")") }
+        return numbers.isEmpty ? nil : .only(numbers)
     }
 
     static func decodeGroup(_ value: JSONValue?, at path: JSONPath, _ reader: inout JSONReader) -> IPAddress? {
@@ -148,7 +206,7 @@ extension GatewayConfig {
     }
 
     static let staticChannelKeys: Set<String> = ["name", "kind", "group", "port", "source", "transport", "fec", "tsi", "channelText", "bandwidthKbps",
-                                                 "srt"]
+                                                 "programs", "secondary", "srt"]
 
     static func decodeChannels(_ root: JSONObjectView, _ reader: inout JSONReader) -> [StaticChannel] {
         guard let items = reader.array(root["channels"], at: root.path("channels")) else { return [] }
@@ -206,6 +264,26 @@ extension GatewayConfig {
             if !rtp, let fec, fec != .none {
                 reader.report(object.path("fec"), "FEC needs RTP sequence numbers; a \"udp\" channel finds loss from TS continuity counters")
             }
+            var programs = ProgramSelection.auto
+            if let value = object["programs"] {
+                if kind != .video {
+                    reader.report(object.path("programs"), "only video channels carry MPEG-TS programs")
+                } else if let chosen = decodePrograms(value, at: object.path("programs"), &reader) {
+                    programs = chosen
+                }
+            }
+            var secondPath: SecondPath? = nil
+            if let value = object["secondary"] {
+                if kind != .video {
+                    reader.report(object.path("secondary"), "only video channels take a second path (SMPTE ST 2022-7)")
+                } else {
+                    secondPath = decodeSecondPath(value, at: object.path("secondary"), &reader)
+                    if let second = secondPath?.endpoint, let group, let port, second == IngestEndpoint(group: group, port: UInt16(port), source: source) {
+                        reader.report(object.path("secondary"), "is the channel's own group, port and source; a second path must differ")
+                        secondPath = nil
+                    }
+                }
+            }
             let text = reader.string(object["channelText"], at: object.path("channelText"), nonEmpty: false)
             let bandwidth = reader.integer(object["bandwidthKbps"], at: object.path("bandwidthKbps"), in: 0...10_000_000)
             guard let name, let kind, let group, let port else { continue }
@@ -215,10 +293,18 @@ extension GatewayConfig {
                 continue
             }
             endpoints[key] = path
+            if let second = secondPath?.endpoint {
+                let secondKey = "\(second.group) \(second.port)"
+                if let first = endpoints[secondKey] {
+                    reader.report(path.appending("secondary"), "\(second.group):\(second.port) is already used by \(first)")
+                    continue
+                }
+                endpoints[secondKey] = path.appending("secondary")
+            }
             if object["fec"] != nil, fec == nil { continue }
             channels.append(StaticChannel(name: name, kind: kind, group: group, port: UInt16(port), source: source,
                                           rtp: kind == .file ? false : rtp, fec: fec ?? .none, channelText: text,
-                                          bandwidthKbps: bandwidth, fluteTSI: tsi))
+                                          bandwidthKbps: bandwidth, fluteTSI: tsi, programs: programs, secondPath: secondPath))
         }
         return channels
     }

@@ -76,8 +76,9 @@ extension GatewayConfig {
 
     /// A static channel with an `srt` object: `{"name":…,"kind":"video","srt":{"url":"srt://host:port",
     /// "mode":"caller"|"listener","passphrase":…,"keyLength":16|24|32,"latencyMilliseconds":120}}`.
-    /// Multicast keys (group, port, source, transport, tsi) and FEC do not apply (SRT repairs loss
-    /// by retransmission within its latency). Nil when something is wrong (reported).
+    /// Multicast keys (group, port, source, transport, tsi), FEC and a second path do not apply
+    /// (SRT repairs loss by retransmission within its latency); `programs` does, as on multicast.
+    /// Nil when something is wrong (reported).
     static func decodeSRTChannel(_ object: JSONObjectView, _ reader: inout JSONReader) -> StaticChannel? {
         let name = reader.string(object["name"], at: object.path("name"), required: true)
         let kind = reader.string(object["kind"], at: object.path("kind"), required: true)
@@ -85,6 +86,11 @@ extension GatewayConfig {
         for key in ["group", "port", "source", "transport", "tsi"] where object[key] != nil {
             reader.report(object.path(key), "not used by an SRT channel (the address is srt.url)")
         }
+        if object["secondary"] != nil {
+            reader.report(object.path("secondary"), "an SRT channel takes no second path (SRT repairs its own loss)")
+        }
+        var programs = ProgramSelection.auto
+        if let value = object["programs"], let chosen = decodePrograms(value, at: object.path("programs"), &reader) { programs = chosen }
         if object["fec"] != nil {
             reader.report(object.path("fec"), "SRT recovers loss by retransmission within its latency; leave fec out")
         }
@@ -135,6 +141,7 @@ extension GatewayConfig {
         var channel = StaticChannel(name: name, kind: .video, group: nil, port: source.port, rtp: false,
                                     channelText: text, bandwidthKbps: bandwidth)
         channel.srt = source
+        channel.programs = programs
         return channel
     }
 }

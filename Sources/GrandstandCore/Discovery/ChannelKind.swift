@@ -10,6 +10,9 @@ public enum ChannelKind: Sendable, Equatable, CustomStringConvertible {
     /// with `a=flute-tsi` and `a=source-filter`), or any `m=application` with
     /// `a=x-grandstand-kind:file`.
     case file
+    /// A video channel whose transport stream carries several programs, each split out as a
+    /// channel of its own (docs/ingest.md, "Multi-program TS"); the multiplex itself is not served.
+    case multiplex
     /// Announced, understood as SDP, but not something Grandstand carries.
     case unsupported(reason: String)
 
@@ -23,6 +26,7 @@ public enum ChannelKind: Sendable, Equatable, CustomStringConvertible {
         case .video: return "video"
         case .data: return "data"
         case .file: return "file"
+        case .multiplex: return "multiplex"
         case .unsupported: return "unsupported"
         }
     }

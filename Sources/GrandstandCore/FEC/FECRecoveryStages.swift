@@ -11,7 +11,7 @@ public enum FECRecovery {
         { channel in
             switch channel.fec {
             case .none:
-                return PassThroughRecovery()
+                return PassThroughRecovery.factory(channel)
             case let .smpte2022_1(columns, rows):
                 return SMPTE2022Recovery(configuration: .init(limits: configuration, columns: columns, rows: rows))
             case .reedSolomon:

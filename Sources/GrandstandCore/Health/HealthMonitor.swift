@@ -36,6 +36,8 @@ public struct HealthMonitor: Sendable {
         let venueAP = observation.wifi?.bssid.flatMap { venueAccessPoints[MACAddress.normalized($0) ?? $0.lowercased()] }
         let venueRaw = venueAP != nil || observation.allowedStreamerHeard
         state = ServiceState(reasons: reasons, inVenue: inVenue.update(venueRaw, now: now, enter: enter, exit: exit))
+        // Lost redundancy leaves the service up (the other path delivers) but is worth a look.
+        state.warnings = observation.channels.filter { $0.value.pathsDown > 0 }.keys.sorted().map { "path-down:\($0)" }
 
         var transitions: [HealthTransition] = []
         if since == nil || state.reasons != previous.reasons {

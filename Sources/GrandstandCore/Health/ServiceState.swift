@@ -37,6 +37,9 @@ public struct ServiceDownReasons: OptionSet, Sendable, Hashable {
 public struct ServiceState: Sendable, Equatable {
     public var reasons: ServiceDownReasons
     public var inVenue: Bool
+    /// What holds nothing down but a technician should see: `path-down:CHANNEL` while one of a
+    /// channel's ST 2022-7 paths is silent (the other still delivers).
+    public var warnings: [String] = []
 
     public init(reasons: ServiceDownReasons, inVenue: Bool = false) {
         self.reasons = reasons
@@ -48,6 +51,7 @@ public struct ServiceState: Sendable, Equatable {
     /// `{"state":"up|down","reasons":[…],"reasonsBitmap":N,"inVenue":…}`.
     public var json: [(String, JSONValue)] {
         [("state", .string(isUp ? "up" : "down")), ("reasons", .array(reasons.names.map(JSONValue.string))),
-         ("reasonsBitmap", .number(Double(reasons.rawValue))), ("inVenue", .bool(inVenue))]
+         ("reasonsBitmap", .number(Double(reasons.rawValue))), ("inVenue", .bool(inVenue)),
+         ("warnings", .array(warnings.map(JSONValue.string)))]
     }
 }

@@ -13,6 +13,14 @@ struct ChannelReceiver: Sendable {
     /// Plain-UDP video: whole TS packets from datagrams that may cut them (FFmpeg's defaults).
     var aligner = TSStreamAligner()
     var recovery: any RecoveryStage
+    let programs: ProgramSelection
+    let secondPath: SecondPath?
+    /// ST 2022-7: merges the channel's two paths (nil with one path).
+    var merger: SeamlessMerger?
+    /// Video: splits a multi-program stream (nil when the configuration keeps the mux whole).
+    var splitter: ProgramSplitter?
+    /// The channel id of each split program, set by the pipeline when it lists them.
+    var programChannels: [UInt16: String] = [:]
     /// The recovery stage's outputs for one media packet, reused (emptied after each packet).
     private var scratch: [RecoveryOutput] = []
 
@@ -22,14 +30,23 @@ struct ChannelReceiver: Sendable {
         rtp = channel.rtp
         source = channel.source
         fec = channel.fec
+        programs = channel.programs
+        secondPath = channel.kind == .video ? channel.secondPath : nil
+        merger = secondPath.map { SeamlessMerger(configuration: .init(silenceNanoseconds: $0.silenceNanoseconds), rtp: channel.rtp) }
+        splitter = channel.kind == .video && channel.programs != .whole ? ProgramSplitter(selection: channel.programs) : nil
         self.recovery = recovery
     }
 
-    /// A datagram on the channel's media port.
-    mutating func media(_ datagram: Datagram, stats: inout ChannelStats, into actions: inout [IngestAction]) {
+    /// Changes whenever the split programs change (the pipeline then relists them).
+    var programRevision: Int { splitter?.revision ?? 0 }
+
+    /// A datagram on the channel's media port (of `path`, for a channel with two).
+    mutating func media(_ datagram: Datagram, path: SeamlessMerger.Path = .primary, stats: inout ChannelStats,
+                        into actions: inout [IngestAction]) {
         stats.packetsReceived += 1
         stats.bytesReceived += datagram.payload.count
-        if let source, datagram.source.address != source {
+        let expected = path == .primary ? source : secondPath?.endpoint.source
+        if let expected, datagram.source.address != expected {
             stats.unexpectedSource += 1
             return
         }
@@ -43,6 +60,7 @@ struct ChannelReceiver: Sendable {
             // Plain UDP: a data channel's payload is the message; a video channel's is whole TS
             // packets, its loss seen in their continuity counters (no sequence number, no FEC).
             if kind == .video {
+                if merger != nil, merger?.receiveDatagram(from: path, at: time) != .forward { return }
                 plainTS(datagram.payload, time: time, stats: &stats, into: &actions)
             } else {
                 deliverData(datagram.payload, time: time, stats: &stats, into: &actions)
@@ -56,6 +74,10 @@ struct ChannelReceiver: Sendable {
             return
         case .success(let parsed):
             packet = parsed
+        }
+        if merger != nil,
+           merger?.receive(ssrc: packet.ssrc, sequence: packet.sequenceNumber, payload: packet.payload, from: path, at: time) != .forward {
+            return
         }
         let (outcome, _) = sequence.record(packet.sequenceNumber)
         switch outcome {
@@ -110,6 +132,8 @@ struct ChannelReceiver: Sendable {
     mutating func tick(now: Int64, stats: inout ChannelStats, into actions: inout [IngestAction]) {
         let outputs = recovery.tick(nowNanoseconds: now)
         handle(outputs, stats: &stats, into: &actions)
+        splitter?.tick(at: now)
+        merger?.tick(now: now)
     }
 
     /// The channel goes away: the recovery stage hands on what it holds (docs/fec.md).
@@ -130,15 +154,25 @@ struct ChannelReceiver: Sendable {
         var recovery = stats.carried.recovery
         for (name, value) in self.recovery.counters { recovery[name, default: 0] += value }
         stats.recoveryCounters = recovery.keys.sorted().map { ($0, recovery[$0] ?? 0) }
+        if let merger { stats.pathCounters = Self.pathFields(merger) }
+    }
+
+    /// The merge's counters: `paths_down`, then per path (docs/ingest.md, "Two paths").
+    static func pathFields(_ merger: SeamlessMerger) -> [(name: String, value: Int)] {
+        var fields = [("paths_down", merger.pathsDown), ("path_refused", merger.refusal == nil ? 0 : 1)]
+        for path in SeamlessMerger.Path.allCases {
+            let counter = merger.counters[path.rawValue]
+            fields += [("path_\(path)_packets", counter.packets), ("path_\(path)_duplicates", counter.duplicates),
+                       ("path_\(path)_dropped", counter.dropped), ("path_\(path)_down_events", counter.downEvents)]
+        }
+        return fields
     }
 
     private mutating func handle(_ outputs: [RecoveryOutput], stats: inout ChannelStats, into actions: inout [IngestAction]) {
         for output in outputs {
             switch output {
             case .lost(let count, let time):
-                stats.gaps += 1
-                stats.gapPackets += count
-                actions.append(.gap(channelID: id, lostPackets: count, timestampNanoseconds: time))
+                gap(count, time: time, stats: &stats, into: &actions)
             case .packet(let payload, let time, let recovered):
                 if recovered { stats.recoveredPackets += 1 }
                 demux(payload, time: time, stats: &stats, into: &actions)
@@ -198,15 +232,33 @@ struct ChannelReceiver: Sendable {
                 }
             }
         }
-        if plainUDP, missing > 0 {
-            stats.gaps += 1
-            stats.gapPackets += missing
-            actions.append(.gap(channelID: id, lostPackets: missing, timestampNanoseconds: time))
-        }
+        if plainUDP, missing > 0 { gap(missing, time: time, stats: &stats, into: &actions) }
         let packets: ArraySlice<UInt8> = kept.map { $0[...] } ?? payload[start..<(start + whole * size)]
         guard !packets.isEmpty else { return }
         stats.tsPackets += packets.count / size
         stats.bytesWritten += packets.count
+        if let programs = splitter?.split(packets, at: time) {
+            for (number, bytes) in programs {
+                guard let channel = programChannels[number] else { continue }
+                actions.append(.transportStream(channelID: channel, packets: bytes[...], timestampNanoseconds: time))
+            }
+            return
+        }
         actions.append(.transportStream(channelID: id, packets: packets, timestampNanoseconds: time))
+    }
+
+    /// Packets lost for good: the gap goes to the channel, or to every program split out of it
+    /// (loss in a multiplex cannot be told apart by program).
+    private mutating func gap(_ count: Int, time: Int64, stats: inout ChannelStats, into actions: inout [IngestAction]) {
+        stats.gaps += 1
+        stats.gapPackets += count
+        guard splitter?.isSplit == true else {
+            actions.append(.gap(channelID: id, lostPackets: count, timestampNanoseconds: time))
+            return
+        }
+        self.splitter?.markGap()
+        for channel in programChannels.keys.sorted().compactMap({ programChannels[$0] }) {
+            actions.append(.gap(channelID: channel, lostPackets: count, timestampNanoseconds: time))
+        }
     }
 }

@@ -11,6 +11,9 @@ public enum IngestAction: Sendable, Equatable {
     case dataMessage(channelID: String, payload: ArraySlice<UInt8>, timestampNanoseconds: Int64)
     /// One UDP payload of a file channel (an ALC/LCT packet for the FLUTE receiver, docs/files.md).
     case fileDatagram(channelID: String, payload: ArraySlice<UInt8>, timestampNanoseconds: Int64)
+    /// A channel's ST 2022-7 paths changed: one went down or came back, was refused, or (plain
+    /// UDP) the output failed over.
+    case path(channelID: String, event: SeamlessMerger.Event, timestampNanoseconds: Int64)
 }
 
 /// What the pipeline is built from: the registry policy, static channels, the SAP groups and
@@ -44,7 +47,7 @@ public struct IngestConfiguration: Sendable {
 /// `DropReason` and dropped.
 public struct IngestPipeline: Sendable {
     /// Where a (group, port) leads: the media or a repair port of the channel in `lanes[index]`.
-    enum Route: Sendable { case media(Int), repair(Int) }
+    enum Route: Sendable { case media(Int), secondary(Int), repair(Int) }
 
     /// One channel id's receiver (nil while the channel is not received) and its counters, which
     /// outlive receivers. Kept in an array that routes index, so a datagram costs one dictionary
@@ -52,9 +55,21 @@ public struct IngestPipeline: Sendable {
     struct Lane: Sendable {
         var receiver: ChannelReceiver?
         var stats = ChannelStats()
+        /// The receiver's `programRevision` when its programs were last listed.
+        var programRevision = 0
 
-        mutating func media(_ datagram: Datagram, into actions: inout [IngestAction]) {
-            receiver?.media(datagram, stats: &stats, into: &actions)
+        /// The receiver split a multiplex differently since the last listing.
+        var programsChanged: Bool { (receiver?.programRevision ?? 0) != programRevision }
+
+        mutating func media(_ datagram: Datagram, path: SeamlessMerger.Path = .primary, into actions: inout [IngestAction]) {
+            receiver?.media(datagram, path: path, stats: &stats, into: &actions)
+            if receiver?.merger?.hasEvents == true { takePathEvents(at: datagram.timestampNanoseconds, into: &actions) }
+        }
+
+        /// The merge's events as actions.
+        mutating func takePathEvents(at time: Int64, into actions: inout [IngestAction]) {
+            guard let id = receiver?.id, let events = receiver?.merger?.takeEvents() else { return }
+            for event in events { actions.append(.path(channelID: id, event: event, timestampNanoseconds: time)) }
         }
 
         mutating func stream(_ payload: ArraySlice<UInt8>, time: Int64, into actions: inout [IngestAction]) {
@@ -67,6 +82,7 @@ public struct IngestPipeline: Sendable {
 
         mutating func tick(now: Int64, into actions: inout [IngestAction]) {
             receiver?.tick(now: now, stats: &stats, into: &actions)
+            if receiver?.merger?.hasEvents == true { takePathEvents(at: now, into: &actions) }
         }
 
         mutating func finish(now: Int64, into actions: inout [IngestAction]) {
@@ -83,6 +99,7 @@ public struct IngestPipeline: Sendable {
     private var lanes: [Lane] = []
     private var laneIndex: [String: Int] = [:]
     private var announced: [String: (sessionID: String, title: String)] = [:]
+    private var multiplexes = MultiplexListing()
     private var pending: [ChannelChange]
     private var framesReceived = 0
     private var datagramsReceived = 0
@@ -98,13 +115,18 @@ public struct IngestPipeline: Sendable {
         sapGroups = configuration.sapGroups
         sapGroupSet = Set(configuration.sapGroups)
         recoveryFactory = configuration.recovery
-        pending = registry.channels.map { .added($0) }
         var none: [IngestAction] = []   // no receiver exists yet: nothing to flush
-        apply(pending, now: 0, into: &none)
+        pending = []
+        pending = apply(registry.channels.map { .added($0) }, now: 0, into: &none)
     }
 
-    /// The registry's channels, sorted by id.
-    public var channels: [Channel] { registry.channels }
+    /// The listed channels, sorted by id: the registry's, with split multiplexes shown as such,
+    /// and the programs split out of them.
+    public var channels: [Channel] {
+        let listed = registry.channels
+        guard !multiplexes.isEmpty else { return listed }
+        return (listed.map(multiplexes.present) + listed.flatMap { multiplexes.programs(of: $0.id).values }).sorted { $0.id < $1.id }
+    }
 
     /// Every (group, port, source) to capture and join: the SAP groups on 9875, then each
     /// supported channel's media and FEC repair ports. Sorted, without duplicates.
@@ -162,8 +184,7 @@ public struct IngestPipeline: Sendable {
                 sapDrops.add(reason)
             case .success(let changes):
                 if !changes.isEmpty {
-                    apply(changes, now: datagram.timestampNanoseconds, into: &actions)
-                    actions.append(.channelsChanged(changes))
+                    actions.append(.channelsChanged(apply(changes, now: datagram.timestampNanoseconds, into: &actions)))
                 }
             }
             return
@@ -175,6 +196,10 @@ public struct IngestPipeline: Sendable {
         switch route {
         case .media(let index):
             lanes[index].media(datagram, into: &actions)
+            if lanes[index].programsChanged { relistPrograms(index, into: &actions) }
+        case .secondary(let index):
+            lanes[index].media(datagram, path: .secondary, into: &actions)
+            if lanes[index].programsChanged { relistPrograms(index, into: &actions) }
         case .repair(let index):
             lanes[index].repair(datagram, into: &actions)
         }
@@ -182,9 +207,9 @@ public struct IngestPipeline: Sendable {
 
     /// One chunk of TS for channel `channelID` from a stream transport (SRT), keyed by channel
     /// rather than (group, port): handled as a plain-UDP video datagram of that channel, under
-    /// the same stats keys. Chunks for a channel that is not listed, not received or not plain
-    /// video are counted
-    /// (`stream_chunks_unrouted`) and dropped.
+    /// the same stats keys (a multi-program TS is split as on multicast). Chunks for a channel that
+    /// is not listed, not received or not plain video are counted (`stream_chunks_unrouted`) and
+    /// dropped.
     public mutating func ingest(stream payload: ArraySlice<UInt8>, channelID: String, timestampNanoseconds: Int64,
                                 into actions: inout [IngestAction]) {
         streamChunks += 1
@@ -194,6 +219,7 @@ public struct IngestPipeline: Sendable {
             return
         }
         lanes[index].stream(payload, time: timestampNanoseconds, into: &actions)
+        if lanes[index].programsChanged { relistPrograms(index, into: &actions) }
     }
 
     /// Time passes: SAP sessions retire on timeout; recovery stages may close windows.
@@ -201,12 +227,12 @@ public struct IngestPipeline: Sendable {
         var actions = flushPending()
         let changes = registry.tick(now: nowNanoseconds)
         if !changes.isEmpty {
-            apply(changes, now: nowNanoseconds, into: &actions)
-            actions.append(.channelsChanged(changes))
+            actions.append(.channelsChanged(apply(changes, now: nowNanoseconds, into: &actions)))
         }
         for id in laneIndex.keys.sorted() {
             guard let index = laneIndex[id], lanes[index].receiver != nil else { continue }
             lanes[index].tick(now: nowNanoseconds, into: &actions)
+            if lanes[index].programsChanged { relistPrograms(index, into: &actions) }
         }
         return actions
     }
@@ -227,37 +253,52 @@ public struct IngestPipeline: Sendable {
     /// Follows channel changes: receivers created, reset (when what they receive changed) or
     /// dropped; routes rebuilt. Stats stay, keyed by id. A receiver that goes is flushed first
     /// (its recovery stage's held packets and losses land in `actions`, before the change).
-    private mutating func apply(_ changes: [ChannelChange], now: Int64, into actions: inout [IngestAction]) {
+    /// Returns the changes as listeners see them (`MultiplexListing.present`), with the programs
+    /// of a multiplex whose receiver went removed before it.
+    mutating func apply(_ changes: [ChannelChange], now: Int64, into actions: inout [IngestAction]) -> [ChannelChange] {
+        var presented: [ChannelChange] = []
         for change in changes {
             let channel = change.channel
             switch change {
-            case .removed:
+            case .removed(_, let reason):
+                let shown = multiplexes.present(channel)
                 retireReceiver(channel.id, now: now, into: &actions)
+                presented += multiplexes.close(channel.id, reason: reason)
+                multiplexes.forget(channel.id, registry: &registry)
+                presented.append(.removed(shown, reason: reason))
             case .added, .updated:
                 announced[channel.id] = (channel.sessionNum ?? "", channel.name)
                 let index = lane(channel.id)
                 let current = lanes[index].receiver
                 if channel.kind.isSupported {
                     if current == nil || current?.kind != channel.kind || current?.rtp != channel.rtp || current?.source != channel.source
-                        || current?.fec != channel.fec {
+                        || current?.fec != channel.fec || current?.programs != channel.programs
+                        || current?.secondPath != (channel.kind == .video ? channel.secondPath : nil) {
                         retireReceiver(channel.id, now: now, into: &actions)
                         lanes[index].receiver = ChannelReceiver(channel: channel, recovery: recoveryFactory(channel))
                     }
                 } else {
                     retireReceiver(channel.id, now: now, into: &actions)
                 }
+                if lanes[index].receiver?.splitter?.isSplit != true { presented += multiplexes.close(channel.id, reason: .ended) }
+                presented.append(change.presenting(multiplexes.present(channel)))
             }
         }
         routes = [:]
-        for channel in channels {
+        for channel in registry.channels {
             guard let index = laneIndex[channel.id], lanes[index].receiver != nil, let group = channel.group else { continue }
             let media = Endpoint(address: group, port: channel.port)
             if routes[media] == nil { routes[media] = .media(index) }
+            if let second = channel.secondPath?.endpoint, lanes[index].receiver?.merger != nil {
+                let endpoint = Endpoint(address: second.group, port: second.port)
+                if routes[endpoint] == nil { routes[endpoint] = .secondary(index) }
+            }
             for port in channel.fec.repairPorts(mediaPort: channel.port) {
                 let repair = Endpoint(address: group, port: port)
                 if routes[repair] == nil { routes[repair] = .repair(index) }
             }
         }
+        return presented
     }
 
     /// Drops a channel's receiver, keeping its counters in the channel's stats. Its recovery
@@ -268,8 +309,20 @@ public struct IngestPipeline: Sendable {
         lanes[index].finish(now: now, into: &actions)
         guard let receiver = lanes[index].receiver else { return }
         lanes[index].receiver = nil
+        lanes[index].programRevision = 0
         receiver.snapshot(into: &lanes[index].stats)
         lanes[index].stats.carry()
+    }
+
+    /// The receiver in `lanes[index]` split its multiplex differently: its programs are listed
+    /// again (MultiplexListing) and it learns their channel ids.
+    private mutating func relistPrograms(_ index: Int, into actions: inout [IngestAction]) {
+        guard let id = lanes[index].receiver?.id, let parent = registry.channel(id: id) else { return }
+        lanes[index].programRevision = lanes[index].receiver?.programRevision ?? 0
+        let programs = lanes[index].receiver?.splitter?.programs ?? []
+        let (changes, channels) = multiplexes.relist(parent, programs: programs, registry: &registry)
+        lanes[index].receiver?.programChannels = channels
+        if !changes.isEmpty { actions.append(.channelsChanged(changes)) }
     }
 
     /// The lane of channel `id`, created (without a receiver) when the id is new.
@@ -279,6 +332,15 @@ public struct IngestPipeline: Sendable {
         laneIndex[id] = lanes.count - 1
         return lanes.count - 1
     }
+
+    /// A multiplex's split counters (docs/ingest.md, "Multi-program TS").
+    static func splitFields(_ splitter: ProgramSplitter) -> [String: JSONValue] {
+        let values = [splitter.programs.count, splitter.counters.sectionErrors, splitter.counters.programsOverLimit,
+                      splitter.counters.packetsLeftOut]
+        return Dictionary(uniqueKeysWithValues: zip(splitKeys, values.map { .number(Double($0)) }))
+    }
+
+    static let splitKeys = ["programs_split", "psi_section_errors", "programs_over_limit", "ts_packets_left_out"]
 
     /// A snapshot of every counter (see docs/ingest.md "Stats").
     public var stats: IngestStats {
@@ -303,7 +365,17 @@ public struct IngestPipeline: Sendable {
             table["announcement_session_id"] = .string(announced[id]?.sessionID ?? "")
             table["announcement_session_title"] = .string(announced[id]?.title ?? "")
             table["listed"] = .bool(registry.channel(id: id) != nil)
+            if let splitter = lanes[index].receiver?.splitter { table.merge(Self.splitFields(splitter)) { $1 } }
             channels[id] = table
+            // A program's receive path is its multiplex's: the same counters, not summed twice.
+            for (number, program) in multiplexes.programs(of: id) {
+                var shown = table
+                shown["multiplex"] = .string(id)
+                shown["program_number"] = .number(Double(number))
+                shown["announcement_session_title"] = .string(program.name)
+                for key in Self.splitKeys { shown[key] = nil }
+                channels[program.id] = shown
+            }
         }
         for (name, value) in sums { total[name] = .number(Double(value)) }
         for (name, value) in registry.counters.fields { total[name] = .number(Double(value)) }

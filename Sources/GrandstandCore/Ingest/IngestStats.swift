@@ -22,6 +22,8 @@ public struct ChannelStats: Sendable, Equatable {
     public var bytesWritten = 0
     public var drops = DropCounts()
     public var recoveryCounters: [(name: String, value: Int)] = []
+    /// ST 2022-7 channels: the merge's counters (`ChannelReceiver.pathFields`).
+    public var pathCounters: [(name: String, value: Int)] = []
     /// What replaced or removed receivers of this id counted, so totals never go backwards.
     var carried = Carried()
 
@@ -54,7 +56,7 @@ public struct ChannelStats: Sendable, Equatable {
          ("gaps", gaps), ("gap_packets", gapPackets), ("recovered_packets", recoveredPackets),
          ("ts_packets", tsPackets), ("num_ts_discontinuities", tsDiscontinuities),
          ("ts_duplicates_dropped", tsDuplicatesDropped), ("odd_sized_datagrams", oddSizedDatagrams),
-         ("data_messages", dataMessages), ("total_num_bytes_written", bytesWritten)] + recoveryCounters
+         ("data_messages", dataMessages), ("total_num_bytes_written", bytesWritten)] + recoveryCounters + pathCounters
     }
 }
 

@@ -85,6 +85,10 @@ public struct PassThroughRecovery: RecoveryStage {
         [("late_packets_discarded", lateDiscarded), ("fec_packets_received", repairPackets)]
     }
 
-    /// The factory used until FEC decoders exist: pass-through for every channel.
-    public static let factory: RecoveryFactory = { _ in PassThroughRecovery() }
+    /// No FEC: pass-through, or for a channel with an ST 2022-7 second path a stage that waits
+    /// the path differential for packets the faster path lost.
+    public static let factory: RecoveryFactory = { channel in
+        guard let second = channel.secondPath else { return PassThroughRecovery() }
+        return ReorderingRecovery(holdNanoseconds: second.maxSkewNanoseconds)
+    }
 }

@@ -35,6 +35,15 @@ public struct Channel: Sendable, Equatable {
     /// Video over SRT (a configured channel): where its TS comes from; it has no group and no
     /// endpoints, its receiver is fed by the SRT input (`IngestPipeline.ingest(stream:…)`).
     public var srt: SRTSource? = nil
+    /// Video: which programs of a multi-program TS become channels (docs/ingest.md).
+    public var programs: ProgramSelection = .auto
+    /// A program split out of a multiplex: the multiplex's channel id and the program_number.
+    public var multiplex: String? = nil
+    public var programNumber: UInt16? = nil
+    /// A multiplex: the channel ids of its programs, by program_number.
+    public var programChannels: [String] = []
+    /// SMPTE ST 2022-7: the second path the same stream arrives on, if any.
+    public var secondPath: SecondPath? = nil
 
     public init(id: String, name: String, channelText: String? = nil, kind: ChannelKind, sessionNum: String? = nil,
                 sessionVersion: String? = nil, bandwidthKbps: Int? = nil, venueName: String? = nil, contentOwner: String? = nil,
@@ -65,6 +74,7 @@ public struct Channel: Sendable, Equatable {
     public var endpoints: [IngestEndpoint] {
         guard kind.isSupported, let group else { return [] }
         return ([port] + fec.repairPorts(mediaPort: port)).map { IngestEndpoint(group: group, port: $0, source: source) }
+            + (secondPath.map { [$0.endpoint] } ?? [])
     }
 
     /// The channels.json object, keys sorted.
@@ -73,15 +83,13 @@ public struct Channel: Sendable, Equatable {
         func int(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
         var reason: String? = nil
         if case .unsupported(let why) = kind { reason = why }
-        var members: [(String, JSONValue)] = [
+        let transport = srt != nil ? "srt" : rtp ? "rtp" : "udp"
+        var members: [(key: String, value: JSONValue)] = [
             ("appDeveloper", text(appDeveloper)),
             ("bandwidthKbps", int(bandwidthKbps)),
             ("channelText", text(channelText)),
             ("contentOwner", text(contentOwner)),
             ("fec", fec.json),
-        ]
-        if kind == .file { members.append(("fluteTSI", fluteTSI.map { .number(Double($0)) } ?? .null)) }
-        members += [
             ("group", text(group?.description)),
             ("id", .string(id)),
             ("kind", .string(kind.name)),
@@ -92,16 +100,19 @@ public struct Channel: Sendable, Equatable {
             ("sessionNum", text(sessionNum)),
             ("sessionVersion", text(sessionVersion)),
             ("source", text(source?.description)),
-        ]
-        if let srt { members.append(("srt", srt.json)) }
-        let transport = srt != nil ? "srt" : rtp ? "rtp" : "udp"
-        members += [
             ("streamer", text(streamer?.description)),
             ("transport", .string(transport)),
             ("ttl", int(ttl)),
             ("venueName", text(venueName)),
         ]
-        return .object(members)
+        // Keys that only some kinds have.
+        if kind == .file { members.append(("fluteTSI", fluteTSI.map { .number(Double($0)) } ?? .null)) }
+        if let multiplex { members.append(("multiplex", .string(multiplex))) }
+        if let programNumber { members.append(("programNumber", .number(Double(programNumber)))) }
+        if kind == .multiplex { members.append(("programs", .array(programChannels.map { .string($0) }))) }
+        if let secondPath { members.append(("secondPath", secondPath.json)) }
+        if let srt { members.append(("srt", srt.json)) }
+        return .object(members.sorted { $0.key < $1.key })
     }
 }
 
@@ -143,6 +154,9 @@ public enum ChannelChange: Sendable, Equatable {
         case timeout
         /// A re-announcement is now refused (license or allow-list changed).
         case refused
+        /// A program split out of a multiplex is gone: its PAT no longer lists it
+        /// (ISO/IEC 13818-1 §2.4.4.3), or the multiplex itself went or is received anew.
+        case ended
     }
 
     case added(Channel)
@@ -152,6 +166,15 @@ public enum ChannelChange: Sendable, Equatable {
     public var channel: Channel {
         switch self {
         case .added(let channel), .updated(let channel), .removed(let channel, _): channel
+        }
+    }
+
+    /// The same change of `channel` (another view of the same channel).
+    func presenting(_ channel: Channel) -> ChannelChange {
+        switch self {
+        case .added: .added(channel)
+        case .updated: .updated(channel)
+        case .removed(_, let reason): .removed(channel, reason: reason)
         }
     }
 

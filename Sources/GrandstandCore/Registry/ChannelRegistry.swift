@@ -45,6 +45,9 @@ public struct ChannelRegistry: Sendable {
 
     public let policy: RegistryPolicy
     private var byID: [String: Channel] = [:]
+    /// Ids of channels listed outside the registry (programs split out of a multiplex), which
+    /// new channels must not take.
+    private var reserved: Set<String> = []
     private var sessions: [SessionKey: Entry] = [:]
     private var refusals: [SessionKey: Refusal] = [:]
     public private(set) var counters = RegistryCounters()
@@ -54,7 +57,7 @@ public struct ChannelRegistry: Sendable {
     public init(policy: RegistryPolicy, staticChannels: [GatewayConfig.StaticChannel] = []) {
         self.policy = policy
         for configured in staticChannels {
-            let id = ChannelSlug.unique(configured.name, taken: Set(byID.keys))
+            let id = ChannelSlug.unique(configured.name, taken: takenIDs)
             let kind: ChannelKind = switch configured.kind {
             case .video: .video
             case .data: .data
@@ -66,9 +69,23 @@ public struct ChannelRegistry: Sendable {
                                   rtp: configured.rtp, origin: .config)
             channel.fluteTSI = configured.fluteTSI
             channel.srt = configured.srt
+            channel.programs = configured.programs
+            channel.secondPath = configured.secondPath
             byID[id] = channel
         }
     }
+
+    private var takenIDs: Set<String> { Set(byID.keys).union(reserved) }
+
+    /// A new id from `name` for a channel listed outside the registry, kept from other channels
+    /// until `release(id:)`.
+    mutating func reserveID(for name: String) -> String {
+        let id = ChannelSlug.unique(name, taken: takenIDs)
+        reserved.insert(id)
+        return id
+    }
+
+    mutating func release(id: String) { reserved.remove(id) }
 
     /// Every listed channel, sorted by id.
     public var channels: [Channel] { byID.values.sorted { $0.id < $1.id } }
@@ -142,7 +159,8 @@ public struct ChannelRegistry: Sendable {
             sessions[key] = entry
             announcementsPerChannel[entry.id, default: 0] += 1
             guard current.sessionVersion != announcement.sessionVersion else { return [] }
-            let updated = Self.channel(from: announcement, sdp: sdp, id: entry.id, streamer: source)
+            var updated = Self.channel(from: announcement, sdp: sdp, id: entry.id, streamer: source)
+            updated.programs = policy.programs
             byID[entry.id] = updated
             counters.updates += 1
             return updated == current ? [] : [.updated(updated)]
@@ -151,8 +169,9 @@ public struct ChannelRegistry: Sendable {
             counters.overLimit += 1
             return []
         }
-        let id = ChannelSlug.unique(announcement.name, taken: Set(byID.keys))
-        let channel = Self.channel(from: announcement, sdp: sdp, id: id, streamer: source)
+        let id = ChannelSlug.unique(announcement.name, taken: takenIDs)
+        var channel = Self.channel(from: announcement, sdp: sdp, id: id, streamer: source)
+        channel.programs = policy.programs
         byID[id] = channel
         sessions[key] = Entry(id: id, lastSeen: now, interval: nil)
         announcementsPerChannel[id, default: 0] += 1

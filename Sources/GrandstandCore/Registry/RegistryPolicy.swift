@@ -9,20 +9,23 @@ public struct RegistryPolicy: Sendable, Equatable {
     public var allow: [AddressPattern]
     public var retireMinimumNanoseconds: Int64
     public var retireIntervalMultiple: Int64
+    /// `discovery.programs`: how announced multi-program streams are split.
+    public var programs: ProgramSelection
 
     public init(license: LicenseTriplet?, licenseRequired: Bool = true, allow: [AddressPattern] = [.any],
-                retireMinimumSeconds: Int = 60, retireIntervalMultiple: Int = 10) {
+                retireMinimumSeconds: Int = 60, retireIntervalMultiple: Int = 10, programs: ProgramSelection = .auto) {
         self.license = license
         self.licenseRequired = licenseRequired
         self.allow = allow
         self.retireMinimumNanoseconds = Int64(retireMinimumSeconds) * 1_000_000_000
         self.retireIntervalMultiple = Int64(retireIntervalMultiple)
+        self.programs = programs
     }
 
     public init(config: GatewayConfig) {
         self.init(license: config.license.triplet, licenseRequired: config.license.required, allow: config.streamers.allow,
                   retireMinimumSeconds: config.discovery.retireMinimumSeconds,
-                  retireIntervalMultiple: config.discovery.retireIntervalMultiple)
+                  retireIntervalMultiple: config.discovery.retireIntervalMultiple, programs: config.discovery.programs)
     }
 
     /// No license enforcement, every streamer allowed, default retirement.

@@ -213,6 +213,7 @@ public final class LiveIngest: Sendable {
             changed = true
             for change in changes { events.record(ChannelEvents.event(for: change)) }
         }
+        for case .path(let id, let event, _) in actions { events.record(PathEvents.event(channel: id, event)) }
         sink(actions)
         if changed {
             refreshEndpoints(state)

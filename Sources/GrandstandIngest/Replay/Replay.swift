@@ -124,6 +124,9 @@ final class ReplayOutput {
                 try dataMessages[id]?.write(Self.dataLine(payload, time: time)[...])
             case .fileDatagram(let id, let payload, let time):
                 for note in files.receive(id, payload, at: time) { try events.write(Self.fileLine(note, id: id, time: time)) }
+            case .path(let id, let event, let time):
+                try events.write(Self.line([("event", .string("path")), ("id", .string(id)), ("change", .string(event.name)),
+                                            ("path", .string(event.path.description)), ("text", .string(event.text))], time: time))
             }
         }
     }

@@ -51,6 +51,7 @@ func consume(_ actions: [IngestAction]) -> UInt64 {
         case .gap(_, let lost, _): sum &+= UInt64(lost)
         case .dataMessage(_, let payload, _), .fileDatagram(_, let payload, _): sum &+= UInt64(payload.count)
         case .channelsChanged(let changes): sum &+= UInt64(changes.count)
+        case .path: sum &+= 1
         }
     }
     return sum

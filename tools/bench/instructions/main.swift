@@ -177,6 +177,7 @@ func consume(_ actions: [IngestAction]) -> Int {
         case .gap(_, let lost, _): checksum &+= lost
         case .dataMessage(_, let payload, _), .fileDatagram(_, let payload, _): checksum &+= payload.count
         case .channelsChanged(let changes): checksum &+= changes.count
+        case .path: checksum &+= 1
         }
     }
     return checksum
