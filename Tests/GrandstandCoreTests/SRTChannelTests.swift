@@ -54,13 +54,16 @@ struct SRTChannelConfigTests {
         #expect(Self.issues(Self.srt(members)) == [issue])
     }
 
-    @Test func multicastKeysFECAndOtherKindsAreRefusedOnAnSRTChannel() {
+    @Test func multicastKeysFECAndOtherKindsAreRefusedOnAnSRTChannel() throws {
         let caller = #""url":"srt://1.2.3.4:9000","mode":"caller""#
         #expect(Self.issues(Self.srt(caller, extra: #","fec":{"scheme":"smpte2022-1"}"#))
                 == ["$.channels[0].fec: SRT recovers loss by retransmission within its latency; leave fec out"])
         #expect(Self.issues(Self.srt(caller, extra: #","group":"239.1.1.1","port":5000"#))
                 == ["$.channels[0].group: not used by an SRT channel (the address is srt.url)",
                     "$.channels[0].port: not used by an SRT channel (the address is srt.url)"])
+        #expect(Self.issues(Self.srt(caller, extra: #","secondary":{"group":"239.1.1.2","port":5000}"#))
+                == ["$.channels[0].secondary: an SRT channel takes no second path (SRT repairs its own loss)"])
+        #expect(try Self.channels(Self.srt(caller, extra: #","programs":[2]"#)).first?.programs == .only([2]))
         let data = #"{"name":"D","kind":"data","srt":{\#(caller)}}"#
         #expect(Self.issues(data) == ["$.channels[0].kind: an SRT channel carries MPEG-TS: kind must be video"])
     }
@@ -133,6 +136,23 @@ struct StreamIngestTests {
             pipeline.ingest(stream: Traffic.tsBlock(index)[...], channelID: "backup", timestampNanoseconds: 1, into: &actions)
         }
         #expect(!Traffic.output(actions, channel: "backup").ts.isEmpty)
+    }
+
+    /// A multi-program TS over SRT is split into one channel per program, as on multicast.
+    @Test func aMultiProgramStreamIsSplitIntoItsPrograms() throws {
+        var channel = GatewayConfig.StaticChannel(name: "Venue Mux", kind: .video, group: nil, port: 9000, rtp: false)
+        channel.srt = Self.source
+        var pipeline = Traffic.pipeline([channel])
+        let bytes = try MultiplexFixture.bytes()
+        var actions: [IngestAction] = []
+        for (n, offset) in stride(from: 0, to: bytes.count, by: 1316).enumerated() {
+            let chunk = bytes[offset..<min(offset + 1316, bytes.count)]
+            pipeline.ingest(stream: chunk, channelID: "venue-mux", timestampNanoseconds: Int64(n) * 10_000_000, into: &actions)
+        }
+        #expect(pipeline.channels.map(\.id) == ["bowl-cam", "stadium-radio", "tunnel-cam", "venue-mux"])
+        #expect(pipeline.channels.last?.kind == .multiplex && pipeline.channels.last?.srt == Self.source)
+        #expect(!Traffic.output(actions, channel: "bowl-cam").ts.isEmpty)
+        #expect(Traffic.output(actions, channel: "venue-mux").ts.isEmpty, "the multiplex itself is not served once split")
     }
 
     @Test func chunksForAChannelThatIsNotAStreamAreUnrouted() {
