@@ -19,8 +19,14 @@ struct ChannelReceiver: Sendable {
     var merger: SeamlessMerger?
     /// Video: splits a multi-program stream (nil when the configuration keeps the mux whole).
     var splitter: ProgramSplitter?
+    /// The splitter wants every batch (it splits, or waits to decide by time); otherwise only
+    /// batches with a PAT or SDT packet reach it. A stored flag: one load per datagram.
+    var splitterEngaged = false
     /// The channel id of each split program, set by the pipeline when it lists them.
     var programChannels: [UInt16: String] = [:]
+    /// Something for the pipeline to look at: the split programs changed, or the merge has
+    /// path events. A stored flag, so the per-datagram check is one load.
+    var notices = false
     /// The recovery stage's outputs for one media packet, reused (emptied after each packet).
     private var scratch: [RecoveryOutput] = []
 
@@ -37,8 +43,6 @@ struct ChannelReceiver: Sendable {
         self.recovery = recovery
     }
 
-    /// Changes whenever the split programs change (the pipeline then relists them).
-    var programRevision: Int { splitter?.revision ?? 0 }
 
     /// A datagram on the channel's media port (of `path`, for a channel with two).
     mutating func media(_ datagram: Datagram, path: SeamlessMerger.Path = .primary, stats: inout ChannelStats,
@@ -60,7 +64,11 @@ struct ChannelReceiver: Sendable {
             // Plain UDP: a data channel's payload is the message; a video channel's is whole TS
             // packets, its loss seen in their continuity counters (no sequence number, no FEC).
             if kind == .video {
-                if merger != nil, merger?.receiveDatagram(from: path, at: time) != .forward { return }
+                if merger != nil {
+                    let decision = merger?.receiveDatagram(from: path, at: time)
+                    if merger?.hasEvents == true { notices = true }
+                    guard decision == .forward else { return }
+                }
                 plainTS(datagram.payload, time: time, stats: &stats, into: &actions)
             } else {
                 deliverData(datagram.payload, time: time, stats: &stats, into: &actions)
@@ -75,9 +83,10 @@ struct ChannelReceiver: Sendable {
         case .success(let parsed):
             packet = parsed
         }
-        if merger != nil,
-           merger?.receive(ssrc: packet.ssrc, sequence: packet.sequenceNumber, payload: packet.payload, from: path, at: time) != .forward {
-            return
+        if merger != nil {
+            let decision = merger?.receive(ssrc: packet.ssrc, sequence: packet.sequenceNumber, payload: packet.payload, from: path, at: time)
+            if merger?.hasEvents == true { notices = true }
+            guard decision == .forward else { return }
         }
         let (outcome, _) = sequence.record(packet.sequenceNumber)
         switch outcome {
@@ -133,7 +142,9 @@ struct ChannelReceiver: Sendable {
         let outputs = recovery.tick(nowNanoseconds: now)
         handle(outputs, stats: &stats, into: &actions)
         splitter?.tick(at: now)
+        if splitter != nil { splitterEngaged = splitter?.wantsEveryBatch == true }
         merger?.tick(now: now)
+        if splitter?.changed == true || merger?.hasEvents == true { notices = true }
     }
 
     /// The channel goes away: the recovery stage hands on what it holds (docs/fec.md).
@@ -200,6 +211,7 @@ struct ChannelReceiver: Sendable {
         if trailing != 0 { stats.drop(.tsBadLength) }
         let start = payload.startIndex
         var missing = 0
+        var tables = false   // a PAT or SDT packet is in the datagram (the splitter reads those)
         var kept: [UInt8]? = nil   // nil while every packet so far is kept (then no copy is made)
         // Headers are read in place: no per-packet slices or `TSPacket` values on this hot path
         // (docs/performance.md).
@@ -213,6 +225,7 @@ struct ChannelReceiver: Sendable {
                     stats.drop(reason)
                     keep = false
                 case .success(let header):
+                    if header.pid == 0 || header.pid == ServiceDescriptionTable.pid { tables = true }
                     switch continuity.record(pid: header.pid, counter: header.continuityCounter, hasPayload: header.hasPayload,
                                              discontinuityIndicator: header.discontinuityIndicator) {
                     case .duplicate:
@@ -237,7 +250,13 @@ struct ChannelReceiver: Sendable {
         guard !packets.isEmpty else { return }
         stats.tsPackets += packets.count / size
         stats.bytesWritten += packets.count
-        if let programs = splitter?.split(packets, at: time) {
+        var programs: [(program: UInt16, packets: [UInt8])]? = nil
+        if splitterEngaged || tables, splitter != nil {
+            programs = splitter?.split(packets, at: time)
+            splitterEngaged = splitter?.wantsEveryBatch == true
+            if splitter?.changed == true { notices = true }
+        }
+        if let programs {
             for (number, bytes) in programs {
                 guard let channel = programChannels[number] else { continue }
                 actions.append(.transportStream(channelID: channel, packets: bytes[...], timestampNanoseconds: time))

@@ -55,15 +55,11 @@ public struct IngestPipeline: Sendable {
     struct Lane: Sendable {
         var receiver: ChannelReceiver?
         var stats = ChannelStats()
-        /// The receiver's `programRevision` when its programs were last listed.
-        var programRevision = 0
 
-        /// The receiver split a multiplex differently since the last listing.
-        var programsChanged: Bool { (receiver?.programRevision ?? 0) != programRevision }
-
-        mutating func media(_ datagram: Datagram, path: SeamlessMerger.Path = .primary, into actions: inout [IngestAction]) {
+        /// True when the receiver has notices for the pipeline (`ChannelReceiver.notices`).
+        mutating func media(_ datagram: Datagram, path: SeamlessMerger.Path = .primary, into actions: inout [IngestAction]) -> Bool {
             receiver?.media(datagram, path: path, stats: &stats, into: &actions)
-            if receiver?.merger?.hasEvents == true { takePathEvents(at: datagram.timestampNanoseconds, into: &actions) }
+            return receiver?.notices == true
         }
 
         /// The merge's events as actions.
@@ -72,17 +68,19 @@ public struct IngestPipeline: Sendable {
             for event in events { actions.append(.path(channelID: id, event: event, timestampNanoseconds: time)) }
         }
 
-        mutating func stream(_ payload: ArraySlice<UInt8>, time: Int64, into actions: inout [IngestAction]) {
+        /// True when the receiver has notices for the pipeline, as `media`.
+        mutating func stream(_ payload: ArraySlice<UInt8>, time: Int64, into actions: inout [IngestAction]) -> Bool {
             receiver?.stream(payload, time: time, stats: &stats, into: &actions)
+            return receiver?.notices == true
         }
 
         mutating func repair(_ datagram: Datagram, into actions: inout [IngestAction]) {
             receiver?.repair(datagram, stats: &stats, into: &actions)
         }
 
-        mutating func tick(now: Int64, into actions: inout [IngestAction]) {
+        mutating func tick(now: Int64, into actions: inout [IngestAction]) -> Bool {
             receiver?.tick(now: now, stats: &stats, into: &actions)
-            if receiver?.merger?.hasEvents == true { takePathEvents(at: now, into: &actions) }
+            return receiver?.notices == true
         }
 
         mutating func finish(now: Int64, into actions: inout [IngestAction]) {
@@ -195,11 +193,9 @@ public struct IngestPipeline: Sendable {
         }
         switch route {
         case .media(let index):
-            lanes[index].media(datagram, into: &actions)
-            if lanes[index].programsChanged { relistPrograms(index, into: &actions) }
+            if lanes[index].media(datagram, into: &actions) { attend(index, at: datagram.timestampNanoseconds, into: &actions) }
         case .secondary(let index):
-            lanes[index].media(datagram, path: .secondary, into: &actions)
-            if lanes[index].programsChanged { relistPrograms(index, into: &actions) }
+            if lanes[index].media(datagram, path: .secondary, into: &actions) { attend(index, at: datagram.timestampNanoseconds, into: &actions) }
         case .repair(let index):
             lanes[index].repair(datagram, into: &actions)
         }
@@ -218,8 +214,9 @@ public struct IngestPipeline: Sendable {
             unroutedStreamChunks += 1
             return
         }
-        lanes[index].stream(payload, time: timestampNanoseconds, into: &actions)
-        if lanes[index].programsChanged { relistPrograms(index, into: &actions) }
+        if lanes[index].stream(payload, time: timestampNanoseconds, into: &actions) {
+            attend(index, at: timestampNanoseconds, into: &actions)
+        }
     }
 
     /// Time passes: SAP sessions retire on timeout; recovery stages may close windows.
@@ -231,8 +228,7 @@ public struct IngestPipeline: Sendable {
         }
         for id in laneIndex.keys.sorted() {
             guard let index = laneIndex[id], lanes[index].receiver != nil else { continue }
-            lanes[index].tick(now: nowNanoseconds, into: &actions)
-            if lanes[index].programsChanged { relistPrograms(index, into: &actions) }
+            if lanes[index].tick(now: nowNanoseconds, into: &actions) { attend(index, at: nowNanoseconds, into: &actions) }
         }
         return actions
     }
@@ -309,16 +305,25 @@ public struct IngestPipeline: Sendable {
         lanes[index].finish(now: now, into: &actions)
         guard let receiver = lanes[index].receiver else { return }
         lanes[index].receiver = nil
-        lanes[index].programRevision = 0
         receiver.snapshot(into: &lanes[index].stats)
         lanes[index].stats.carry()
+    }
+
+    /// The receiver in `lanes[index]` has notices: its split programs are listed again, its
+    /// path events become actions.
+    private mutating func attend(_ index: Int, at time: Int64, into actions: inout [IngestAction]) {
+        lanes[index].receiver?.notices = false
+        if lanes[index].receiver?.splitter?.changed == true {
+            lanes[index].receiver?.splitter?.acknowledge()
+            relistPrograms(index, into: &actions)
+        }
+        lanes[index].takePathEvents(at: time, into: &actions)
     }
 
     /// The receiver in `lanes[index]` split its multiplex differently: its programs are listed
     /// again (MultiplexListing) and it learns their channel ids.
     private mutating func relistPrograms(_ index: Int, into actions: inout [IngestAction]) {
         guard let id = lanes[index].receiver?.id, let parent = registry.channel(id: id) else { return }
-        lanes[index].programRevision = lanes[index].receiver?.programRevision ?? 0
         let programs = lanes[index].receiver?.splitter?.programs ?? []
         let (changes, channels) = multiplexes.relist(parent, programs: programs, registry: &registry)
         lanes[index].receiver?.programChannels = channels

@@ -55,9 +55,14 @@ public struct ProgramSplitter: Sendable {
     public private(set) var revision = 0
     public private(set) var isSplit = false
     public private(set) var counters = Counters()
+    /// `programs` changed since the receiver last acknowledged it (`acknowledge()`).
+    public private(set) var changed = false
 
     private var pat: ProgramAssociationTable? = nil
     private var firstPATAt: Int64? = nil
+    /// When the split decision is next due by time alone (the SDT wait ending); nil while only a
+    /// new table can change it. Keeps the per-call cost of an unsplit stream to one comparison.
+    private var settleAt: Int64? = nil
     private var services: [UInt16: (name: String?, provider: String?)] = [:]
     private var assemblers: [UInt16: PSISectionAssembler] = [:]
     private var roles = [Role](repeating: .none, count: 8192)
@@ -74,11 +79,23 @@ public struct ProgramSplitter: Sendable {
 
     /// Routes whole 188-byte packets (already checked by the receiver). Nil while the stream is
     /// not split: the caller passes it on whole. Otherwise each split program's packets, in order.
+    /// While `wantsEveryBatch` is false, a caller that sees every PID may skip batches without a
+    /// PAT or SDT packet (the receive path does: an unsplit channel then costs two compares per
+    /// packet).
     public mutating func split(_ packets: ArraySlice<UInt8>, at time: Int64) -> [(program: UInt16, packets: [UInt8])]? {
-        settle(at: time)
+        if let due = settleAt, time >= due { settle(at: time) }
         let size = TSPacket.size
         var offset = packets.startIndex
         while offset + size <= packets.endIndex {
+            if !isSplit {
+                // The stream passes whole: only its tables are read, found by a scan that
+                // touches two bytes per packet (an unsplit channel's whole cost here).
+                guard let table = nextTable(in: packets, from: offset) else { break }
+                let pid = Int(packets[table + 1] & 0x1F) << 8 | Int(packets[table + 2])
+                sections(of: UInt16(pid), role: roles[pid], packet: packets[table..<(table + size)], at: time)
+                offset = table + size
+                continue
+            }
             let pid = Int(packets[offset + 1] & 0x1F) << 8 | Int(packets[offset + 2])
             let packet = packets[offset..<(offset + size)]
             offset += size
@@ -111,8 +128,32 @@ public struct ProgramSplitter: Sendable {
         return result
     }
 
+    /// The index of the first packet at or after `offset` that carries a table the splitter reads.
+    private func nextTable(in packets: ArraySlice<UInt8>, from offset: Int) -> Int? {
+        let size = TSPacket.size
+        return roles.withUnsafeBufferPointer { roles in
+            packets.withUnsafeBufferPointer { bytes -> Int? in
+                var index = offset - packets.startIndex
+                while index + size <= bytes.count {
+                    let pid = Int(bytes[index + 1] & 0x1F) << 8 | Int(bytes[index + 2])
+                    if bytes[index] == TSPacket.syncByte, roles[pid] != .none { return packets.startIndex + index }
+                    index += size
+                }
+                return nil
+            }
+        }
+    }
+
     /// Time passes without packets: the SDT wait can still end.
-    public mutating func tick(at time: Int64) { settle(at: time) }
+    public mutating func tick(at time: Int64) {
+        if let due = settleAt, time >= due { settle(at: time) }
+    }
+
+    /// Every batch matters: the stream is split, or the split is due by time.
+    public var wantsEveryBatch: Bool { isSplit || settleAt != nil }
+
+    /// The receiver has listed the current `programs`.
+    public mutating func acknowledge() { changed = false }
 
     /// Input was lost: sections in progress are dropped (their CRC would fail anyway).
     public mutating func markGap() {
@@ -166,10 +207,14 @@ public struct ProgramSplitter: Sendable {
 
     /// Decides the split once the stream has settled (see the type's comment).
     private mutating func settle(at time: Int64) {
+        settleAt = nil
         guard !isSplit, selection != .whole, let pat, let first = firstPATAt else { return }
-        let named = pat.programs.keys.filter(selection.admits).allSatisfy { services[$0] != nil }
-        guard named || time - first >= Self.serviceNameWaitNanoseconds else { return }
-        if case .auto = selection, pat.programs.count < 2 { return }
+        if case .auto = selection, pat.programs.count < 2 { return }   // until a PAT lists more
+        let named = pat.programs.keys.allSatisfy { !selection.admits($0) || services[$0] != nil }
+        guard named || time - first >= Self.serviceNameWaitNanoseconds else {
+            settleAt = first + Self.serviceNameWaitNanoseconds
+            return
+        }
         isSplit = true
         reconcile()
     }
@@ -213,6 +258,7 @@ public struct ProgramSplitter: Sendable {
         guard listed != programs else { return }
         programs = listed
         revision += 1
+        changed = true
     }
 
     /// A PMT for an output: its elementary stream PIDs and PCR PID are routed to it.

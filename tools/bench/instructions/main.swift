@@ -18,7 +18,21 @@ import Glibc
 /// The measured part of a case. Not inlined, so callgrind's `--toggle-collect` sees one call of it
 /// (specialized clones keep the name in their symbol, which the wildcard matches).
 @inline(never)
-func callgrindMeasuredSection(_ body: () -> Int) -> Int { body() }
+func callgrindMeasuredSection(_ body: () -> Int) -> Int {
+    let start = monotonicNanoseconds()
+    defer { measuredNanoseconds = monotonicNanoseconds() - start }
+    return body()
+}
+
+/// Wall time of the last measured section (native runs print it per unit; under callgrind it
+/// means nothing, and the two clock reads add a constant few hundred instructions).
+nonisolated(unsafe) var measuredNanoseconds: Int64 = 0
+
+func monotonicNanoseconds() -> Int64 {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec)
+}
 
 /// What a case reports: how many units the measured section handled and a checksum of what came
 /// out (printed, so the work cannot be optimized away; it also shows the output did not change).
@@ -105,18 +119,20 @@ func udpFrame(source: [UInt8], group: [UInt8], sourcePort: Int, port: Int, paylo
 
 /// Three static video channels (pass-through recovery, as configured channels without FEC get in
 /// the product), 7 × 188-byte TS per RTP packet, round-robin, 50 µs apart; ticks every 50 ms of
-/// frame time as replay and live ingest do. Plain-UDP MPEG-TS is not a supported channel kind
-/// (docs/ingest.md: video is MPEG-TS over RTP), so RTP is the only ingest case.
-func ingestRTP() -> Outcome {
+/// frame time as replay and live ingest do. `dualPath`: each channel also has an SMPTE ST 2022-7
+/// second path that carries every packet again 10 µs later (so per packet: the merge, the
+/// duplicate's frame decoding and drop, and the reordering stage instead of pass-through).
+func ingestRTP(dualPath: Bool = false) -> Outcome {
     let warmUp = 3_000, measured = 15_000
     let channels = 3
+    func second(_ n: Int) -> String { dualPath ? #","secondary":{"group":"239.255.41.\#(n)","port":5000}"# : "" }
     let json = """
         {"license":{"venueName":"Bench Arena","contentOwner":"Grandstand","appDeveloper":"Grandstand"},
          "management":{"token":"perf-guard-bench"},
          "channels":[
-          {"name":"Bench Cam 1","kind":"video","group":"239.255.40.1","port":5000},
-          {"name":"Bench Cam 2","kind":"video","group":"239.255.40.2","port":5000},
-          {"name":"Bench Cam 3","kind":"video","group":"239.255.40.3","port":5000}]}
+          {"name":"Bench Cam 1","kind":"video","group":"239.255.40.1","port":5000\(second(1))},
+          {"name":"Bench Cam 2","kind":"video","group":"239.255.40.2","port":5000\(second(2))},
+          {"name":"Bench Cam 3","kind":"video","group":"239.255.40.3","port":5000\(second(3))}]}
         """
     let config: GatewayConfig
     do { config = try GatewayConfig.decode(Array(json.utf8)) } catch { fatalError("perf-guard: bench config: \(error)") }
@@ -138,26 +154,38 @@ func ingestRTP() -> Outcome {
         }
         frames.append(udpFrame(source: [10, 1, 2, 3], group: [239, 255, 40, UInt8(channel + 1)], sourcePort: 40_000, port: 5000,
                                payload: payload))
+        if dualPath {
+            frames.append(udpFrame(source: [10, 1, 2, 4], group: [239, 255, 41, UInt8(channel + 1)], sourcePort: 40_000, port: 5000,
+                                   payload: payload))
+        }
     }
+    let perPacket = dualPath ? 2 : 1
     var actions: [IngestAction] = []
     var nextTick: Int64 = 0
     let base: Int64 = 1_750_000_000 * 1_000_000_000
-    var checksum = ingest(&pipeline, frames, 0..<warmUp, base: base, nextTick: &nextTick, actions: &actions)
+    var checksum = ingest(&pipeline, frames, 0..<(warmUp * perPacket), base: base, nextTick: &nextTick, actions: &actions, perPacket: perPacket)
     checksum &+= callgrindMeasuredSection {
-        ingest(&pipeline, frames, warmUp..<(warmUp + measured), base: base, nextTick: &nextTick, actions: &actions)
+        ingest(&pipeline, frames, (warmUp * perPacket)..<((warmUp + measured) * perPacket), base: base, nextTick: &nextTick,
+               actions: &actions, perPacket: perPacket)
     }
+    checksum &+= consume(pipeline.tick(nowNanoseconds: base + Int64(warmUp + measured + 2_000) * 50_000))
     let tsPackets = pipeline.stats.total("ts_packets") ?? -1
     precondition(tsPackets == 7 * (warmUp + measured), "ingest-rtp: \(tsPackets) TS packets out of \(7 * (warmUp + measured))")
+    if dualPath {
+        let duplicates = pipeline.stats.total("path_secondary_duplicates") ?? -1
+        precondition(duplicates == warmUp + measured, "ingest-rtp-2022-7: \(duplicates) duplicates")
+    }
     return Outcome(units: measured, checksum: checksum)
 }
 
 /// Feeds `frames[range]` as replay does (tick first whenever frame time crosses a 50 ms
 /// boundary), looking at every action: TS bytes are summed, as a consumer would touch them.
 func ingest(_ pipeline: inout IngestPipeline, _ frames: [[UInt8]], _ range: Range<Int>, base: Int64, nextTick: inout Int64,
-            actions: inout [IngestAction]) -> Int {
+            actions: inout [IngestAction], perPacket: Int = 1) -> Int {
     var checksum = 0
     for i in range {
-        let time = base + Int64(i) * 50_000
+        // A second path's copy follows its packet 10 µs later (no division on the one-path case).
+        let time = perPacket == 1 ? base + Int64(i) * 50_000 : base + Int64(i / perPacket) * 50_000 + Int64(i % perPacket) * 10_000
         if time >= nextTick {
             checksum &+= consume(pipeline.tick(nowNanoseconds: time))
             nextTick = (time / 50_000_000 + 1) * 50_000_000
@@ -473,7 +501,8 @@ if let flag = arguments.firstIndex(of: "--sample"), flag + 1 < arguments.count {
 }
 
 let cases = [
-    Case(name: "ingest-rtp", unit: "packet", run: ingestRTP),
+    Case(name: "ingest-rtp", unit: "packet", run: { ingestRTP() }),
+    Case(name: "ingest-rtp-2022-7", unit: "packet", run: { ingestRTP(dualPath: true) }),
     Case(name: "fec-rs-k20-m5", unit: "window", run: fecReedSolomon),
     Case(name: "fec-2022-l10-d10", unit: "window", run: fecSMPTE2022),
     Case(name: "segmenter", unit: "packet", run: { segmenter(samplePath: samplePath) }),
@@ -481,7 +510,8 @@ let cases = [
 ]
 
 func report(_ c: Case, _ outcome: Outcome) {
-    print("\(c.name) unit=\(c.unit) units=\(outcome.units) checksum=\(outcome.checksum)")
+    let perUnit = outcome.units > 0 ? Double(measuredNanoseconds) / Double(outcome.units) : 0
+    print("\(c.name) unit=\(c.unit) units=\(outcome.units) checksum=\(outcome.checksum) ns_per_unit=\(Int(perUnit.rounded()))")
 }
 
 func usage(_ text: String) -> Never {
