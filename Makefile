@@ -9,7 +9,8 @@ SWIFT_BUILD_FLAGS ?=
 DEPS := pkg-config libpcap-dev libgpiod-dev gpiod libsystemd-dev systemd libavcodec-dev libavutil-dev \
         libisal-dev libnl-genl-3-dev curl ffmpeg tshark tcpdump iproute2 chromium python3 \
         gstreamer1.0-tools gstreamer1.0-plugins-good \
-        python3-zfec python3-venv vlc-bin vlc-plugin-base
+        python3-zfec python3-venv vlc-bin vlc-plugin-base \
+        libsrt-openssl-dev srt-tools
 CHECK := test
 
 .PHONY: all deps stamp build test check clean demo

@@ -35,6 +35,10 @@ let package = Package(
                        pkgConfig: "libnl-genl-3.0", providers: apt("libnl-genl-3-dev")),
         .systemLibrary(name: "CGSGpiodSystem", path: "Sources/CLibraries/CGSGpiodSystem",
                        pkgConfig: "libgpiod", providers: apt("libgpiod-dev")),
+        .systemLibrary(name: "CGSSRTSystem", path: "Sources/CLibraries/CGSSRTSystem",
+                       pkgConfig: "srt", providers: apt("libsrt-openssl-dev")),
+        // libsrt's listen callback (one peer at a time) and log handler (a listener's refusals).
+        .target(name: "CGSSRT", dependencies: ["CGSSRTSystem"], path: "Sources/CLibraries/CGSSRT"),
         // One C interface over libgpiod v1 (bookworm 1.6) and v2 (trixie 2.x), chosen at compile time.
         .target(name: "CGSGpiod", dependencies: ["CGSGpiodSystem"], path: "Sources/CLibraries/CGSGpiod"),
         // Thread names (pthread_setname_np is a GNU extension Glibc's module does not show).
@@ -54,6 +58,8 @@ let package = Package(
         .target(name: "ErasureCoding", dependencies: ["CGSISAL", "GrandstandCore", "GrandstandRuntime"], path: "Sources/Adapters/ErasureCoding"),
         .target(name: "WiFi", dependencies: ["CGSNetlink", "GrandstandCore"], path: "Sources/Adapters/WiFi"),
         .target(name: "GPIO", dependencies: ["CGSGpiod"], path: "Sources/Adapters/GPIO"),
+        // SRT sockets (libsrt, live mode): caller and listener, passphrase, counters.
+        .target(name: "SRT", dependencies: ["CGSSRT", "CGSSRTSystem"], path: "Sources/Adapters/SRT"),
         // Both listeners: our epoll HTTP/1.1 engine, the route table on the core's Router, streams.
         .target(name: "HTTPServer", dependencies: ["CGSEventLoop", "GrandstandCore", "GrandstandRuntime"], path: "Sources/Adapters/HTTPServer"),
         // Outgoing HTTP/1.1 (the management CLI's requests, report POSTs): Glibc sockets only.
@@ -69,7 +75,7 @@ let package = Package(
                                                             "HTTPServer", "HTTPClient"], path: "Sources/GrandstandOperations"),
         // Live capture into channel events, FLUTE file channels, replay of a capture file.
         .target(name: "GrandstandIngest", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "Capture",
-                                                        "ErasureCoding", "MediaCodec"], path: "Sources/GrandstandIngest"),
+                                                        "ErasureCoding", "MediaCodec", "SRT"], path: "Sources/GrandstandIngest"),
         // The gateway: video channels (HLS, rewind, health, thumbnails), data rings, the fan routes.
         .target(name: "GrandstandServing", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest",
                                                          "HTTPServer", "MediaCodec"], path: "Sources/GrandstandServing"),
@@ -83,7 +89,7 @@ let package = Package(
         // The running gateway: every service started and stopped as a unit, the management routes.
         .target(name: "GrandstandDaemon", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest",
                                                         "GrandstandServing", "GrandstandServices", "HTTPServer", "MediaCodec", "Systemd", "WiFi",
-                                                        "Capture", "ErasureCoding", "GPIO", "CGSBuildStamp"],
+                                                        "Capture", "ErasureCoding", "GPIO", "SRT", "CGSBuildStamp"],
                 path: "Sources/GrandstandDaemon"),
 
         // MARK: The one executable: commands and wiring only.
@@ -119,6 +125,7 @@ let package = Package(
         .testTarget(name: "ErasureCodingTests", dependencies: ["ErasureCoding", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "WiFiTests", dependencies: ["WiFi", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO"]),
+        .testTarget(name: "SRTTests", dependencies: ["SRT"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer"]),
         .testTarget(name: "MulticastTests", dependencies: ["Multicast", "GrandstandCore", "TestSupport"]),
@@ -126,7 +133,7 @@ let package = Package(
         // The service libraries and the daemon, end to end on real sockets, processes and tools.
         .testTarget(name: "GrandstandTests", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest",
                                                       "GrandstandServing", "GrandstandServices", "GrandstandStreamer", "GrandstandDaemon",
-                                                      "Multicast", "HTTPClient", "HTTPServer", "TestSupport"]),
+                                                      "Multicast", "HTTPClient", "HTTPServer", "SRT", "TestSupport"]),
         // The command line: the built `grandstand` binary run as a process (help, version, exit codes).
         .testTarget(name: "GrandstandCommandTests", dependencies: ["TestSupport"]),
     ]

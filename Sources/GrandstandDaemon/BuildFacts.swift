@@ -4,6 +4,7 @@ import ErasureCoding
 import GPIO
 import GrandstandCore
 import MediaCodec
+import SRT
 import Systemd
 
 extension BuildInfo {
@@ -19,6 +20,7 @@ extension BuildInfo {
                 "libgpiod": GPIOLibrary.version,
                 "ffmpeg": MediaCodecLibrary.versionSummary,
                 "isa-l": ErasureCodingLibrary.isalVersion,
+                "libsrt": SRTLibrary.version,
             ])
     }
 

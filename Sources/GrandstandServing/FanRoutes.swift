@@ -137,16 +137,17 @@ public struct FanRoutes: Sendable {
 /// `/channels.json` and the management channel list.
 public enum ChannelCatalog {
     /// The channel list; `forOperators` (the management API's) adds how each arrives: its transport
-    /// (`rtp`, or `udp`: loss seen only in TS continuity counters), its FEC, and for multi-program
-    /// streams which multiplex a program came from. Fans are not shown a multiplex itself (its
-    /// programs are the channels they play).
+    /// (`rtp`; `udp`: loss seen only in TS continuity counters; `srt`, with its `srt` settings), its
+    /// FEC, and for multi-program streams which multiplex a program came from. Fans are not shown a
+    /// multiplex itself (its programs are the channels they play).
     public static func json(_ gateway: Gateway, forOperators: Bool = false) -> JSONValue {
         .array(gateway.channels.filter { forOperators || $0.kind != .multiplex }.map { channel in
             var members: [(String, JSONValue)] = [
                 ("id", .string(channel.id)), ("name", .string(channel.name)), ("kind", .string(channel.kind.name)),
             ]
             if forOperators {
-                members += [("transport", .string(channel.rtp ? "rtp" : "udp")), ("fec", channel.fec.json)]
+                members += [("transport", .string(channel.srt != nil ? "srt" : channel.rtp ? "rtp" : "udp")), ("fec", channel.fec.json)]
+                if let srt = channel.srt { members.append(("srt", srt.json)) }
                 if let multiplex = channel.multiplex, let number = channel.programNumber {
                     members += [("multiplex", .string(multiplex)), ("programNumber", .number(Double(number)))]
                 }

@@ -153,7 +153,7 @@ struct ConfigIngestTests {
          ["$.discovery.timeout: unknown key (expected one of: programs, retireIntervalMultiple, retireMinimumSeconds, sapGroups)",
           "$.discovery.sapGroups: must list at least one group (or leave the key out)"]),
         (#""channels":[{"kind":"audio","group":"10.0.0.1","port":0,"colour":1}]"#,
-         ["$.channels[0].colour: unknown key (expected one of: bandwidthKbps, channelText, fec, group, kind, name, port, programs, secondary, source, transport, tsi)",
+         ["$.channels[0].colour: unknown key (expected one of: bandwidthKbps, channelText, fec, group, kind, name, port, programs, secondary, source, srt, transport, tsi)",
           "$.channels[0].name: required string is missing",
           "$.channels[0].kind: \"audio\" is not a channel kind (video, data, file)",
           "$.channels[0].group: 10.0.0.1 is not a multicast group (224.0.0.0/4 or ff00::/8)",

@@ -27,52 +27,44 @@ import Testing
     }
 
     @Test func lossOnEitherPathAndAPathOutageAreHitless() throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("gs-dual-\(getpid())").path
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: work) }
-        let config = try GatewayConfig.decode(Array(Self.config(state: work + "/state").utf8))
-        guard TestEnvironment.isRoot, !TestEnvironment.isQEMUUser else {
-            try expectNoLiveCaptureHere(config)
-            return
-        }
-        let gateway = try NetnsGateway(prefix: "gs-dual", config: config)
-        defer { gateway.stop() }
-        let ns = gateway.namespace.name
-        let duplicator = try Child(["ip", "netns", "exec", ns, "python3",
-                                    Self.repository.appendingPathComponent("tools/redundancy/st2022-7-dup.py").path,
-                                    "--listen", "6030", "--primary", "239.255.30.8:5030", "--secondary", "239.255.31.8:5030",
-                                    "--drop-primary", "20:3", "--drop-secondary", "20:13", "--lag-ms", "20",
-                                    "--primary-off", "4:7", "--idle", "2"])
-        defer { duplicator.kill() }
-        let ffmpeg = try Child(["ip", "netns", "exec", ns, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-re",
-                                "-i", Self.sample, "-t", "12", "-c", "copy", "-f", "rtp_mpegts", "rtp://127.0.0.1:6030"])
-        defer { ffmpeg.kill() }
+        try NetnsGateway.run(prefix: "gs-dual", config: { Self.config(state: $0) }) { gateway, work in
+            let ns = gateway.namespace.name
+            let duplicator = try Child(["ip", "netns", "exec", ns, "python3",
+                                        Self.repository.appendingPathComponent("tools/redundancy/st2022-7-dup.py").path,
+                                        "--listen", "6030", "--primary", "239.255.30.8:5030", "--secondary", "239.255.31.8:5030",
+                                        "--drop-primary", "20:3", "--drop-secondary", "20:13", "--lag-ms", "20",
+                                        "--primary-off", "4:7", "--idle", "2"])
+            defer { duplicator.kill() }
+            let ffmpeg = try Child(["ip", "netns", "exec", ns, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-re",
+                                    "-i", Self.sample, "-t", "12", "-c", "copy", "-f", "rtp_mpegts", "rtp://127.0.0.1:6030"])
+            defer { ffmpeg.kill() }
 
-        func stats() throws -> JSONValue { try JSONParser.parse(Array(try gateway.get("/api/v1/stats", management: true).body)) }
-        func value(_ key: String) throws -> Int { IngestStats.int(try stats()["channels"]?["dual"]?[key]) ?? -1 }
-        do {
-            // The outage (4–7 s) is over and the primary is back: down once, up again.
-            try waitFor("the primary path down and back", timeout: 120) {
-                try value("path_primary_down_events") == 1 && value("paths_down") == 0
+            func stats() throws -> JSONValue { try JSONParser.parse(Array(try gateway.get("/api/v1/stats", management: true).body)) }
+            func value(_ key: String) throws -> Int { IngestStats.int(try stats()["channels"]?["dual"]?[key]) ?? -1 }
+            do {
+                // The outage (4–7 s) is over and the primary is back: down once, up again.
+                try waitFor("the primary path down and back", timeout: 120) {
+                    try value("path_primary_down_events") == 1 && value("paths_down") == 0
+                }
+            } catch {
+                Issue.record("\(error)\nstats: \(try gateway.get("/api/v1/stats", management: true).text)\nffmpeg: \(ffmpeg.finish())\ndup: \(duplicator.finish())")
+                return
             }
-        } catch {
-            Issue.record("\(error)\nstats: \(try gateway.get("/api/v1/stats", management: true).text)\nffmpeg: \(ffmpeg.finish())\ndup: \(duplicator.finish())")
-            return
-        }
-        let summary = duplicator.output(containing: "st2022-7-dup:", timeout: 60)
-        #expect(summary.contains("primary_dropped=") && !summary.contains("primary_dropped=0 "), "\(summary)")
-        let channel = try stats()["channels"]?["dual"]
-        func count(_ key: String) -> Int { IngestStats.int(channel?[key]) ?? -1 }
-        #expect(count("gaps") == 0 && count("gap_packets") == 0, "hitless: \(String(describing: channel))")
-        #expect(count("path_secondary_duplicates") > 0 || count("path_primary_duplicates") > 0)
-        #expect(count("path_refused") == 0)
-        #expect(count("path_primary_packets") < count("path_secondary_packets"), "the primary lost its outage and its drops")
+            let summary = duplicator.output(containing: "st2022-7-dup:", timeout: 60)
+            #expect(summary.contains("primary_dropped=") && !summary.contains("primary_dropped=0 "), "\(summary)")
+            let channel = try stats()["channels"]?["dual"]
+            func count(_ key: String) -> Int { IngestStats.int(channel?[key]) ?? -1 }
+            #expect(count("gaps") == 0 && count("gap_packets") == 0, "hitless: \(String(describing: channel))")
+            #expect(count("path_secondary_duplicates") > 0 || count("path_primary_duplicates") > 0)
+            #expect(count("path_refused") == 0)
+            #expect(count("path_primary_packets") < count("path_secondary_packets"), "the primary lost its outage and its drops")
 
-        let url = "http://127.0.0.1:\(gateway.status.fan.port)/channels/dual/live.m3u8"
-        let frames = try runCommand(["ip", "netns", "exec", ns, "ffprobe", "-v", "error", "-select_streams", "v:0",
-                                     "-read_intervals", "%+3", "-count_frames", "-show_entries", "stream=nb_read_frames",
-                                     "-of", "csv=p=0", url])
-        let counts = frames.split(whereSeparator: \.isNewline).compactMap { Int($0) }
-        #expect((counts.first ?? 0) >= 25, "decodes: \(frames)")
+            let url = "http://127.0.0.1:\(gateway.status.fan.port)/channels/dual/live.m3u8"
+            let frames = try runCommand(["ip", "netns", "exec", ns, "ffprobe", "-v", "error", "-select_streams", "v:0",
+                                         "-read_intervals", "%+3", "-count_frames", "-show_entries", "stream=nb_read_frames",
+                                         "-of", "csv=p=0", url])
+            let counts = frames.split(whereSeparator: \.isNewline).compactMap { Int($0) }
+            #expect((counts.first ?? 0) >= 25, "decodes: \(frames)")
+        }
     }
 }

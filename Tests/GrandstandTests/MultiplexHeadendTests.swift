@@ -43,66 +43,58 @@ import Testing
     }
 
     @Test func eachProgramOfALiveMultiplexIsAChannelThatDecodesAlone() throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("gs-mux-\(getpid())").path
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: work) }
-        let config = try GatewayConfig.decode(Array(Self.config(state: work + "/state").utf8))
-        guard TestEnvironment.isRoot, !TestEnvironment.isQEMUUser else {
-            try expectNoLiveCaptureHere(config)
-            return
-        }
-        let gateway = try NetnsGateway(prefix: "gs-mux", config: config)
-        defer { gateway.stop() }
-        let ns = gateway.namespace.name
-        let ffmpeg = try Child(Self.headend(namespace: ns))
-        defer { ffmpeg.kill() }
+        try NetnsGateway.run(prefix: "gs-mux", config: { Self.config(state: $0) }) { gateway, work in
+            let ns = gateway.namespace.name
+            let ffmpeg = try Child(Self.headend(namespace: ns))
+            defer { ffmpeg.kill() }
 
-        do {
-            try waitFor("every program with two segments", timeout: 120) {
-                for (id, _, _) in Self.programs {
-                    let reply = try gateway.get("/channels/\(id)/live.m3u8")
-                    guard reply.status == 200, reply.text.components(separatedBy: "#EXTINF").count > 2 else { return false }
+            do {
+                try waitFor("every program with two segments", timeout: 120) {
+                    for (id, _, _) in Self.programs {
+                        let reply = try gateway.get("/channels/\(id)/live.m3u8")
+                        guard reply.status == 200, reply.text.components(separatedBy: "#EXTINF").count > 2 else { return false }
+                    }
+                    return true
                 }
-                return true
+            } catch {
+                let listed = try gateway.get("/channels.json").text
+                let stats = try gateway.get("/api/v1/stats", management: true).text
+                ffmpeg.kill()
+                Issue.record("\(error)\nchannels: \(listed)\nstats: \(stats)\nffmpeg: \(ffmpeg.finish())")
+                return
             }
-        } catch {
-            let listed = try gateway.get("/channels.json").text
-            let stats = try gateway.get("/api/v1/stats", management: true).text
-            ffmpeg.kill()
-            Issue.record("\(error)\nchannels: \(listed)\nstats: \(stats)\nffmpeg: \(ffmpeg.finish())")
-            return
-        }
-        let channels = try JSONParser.parse(Array(try gateway.get("/api/v1/channels", management: true).body))
-        guard case .array(let list) = channels else { Issue.record("channels: \(channels)"); return }
-        let mux = list.first { $0["id"] == .string("venue-mux") }
-        #expect(mux?["kind"] == .string("multiplex"), "\(String(describing: mux))")
-        #expect(mux?["programs"] == .array(Self.programs.map { .string($0.0) }))
-        for (id, name, number) in Self.programs {
-            let channel = list.first { $0["id"] == .string(id) }
-            #expect(channel?["kind"] == .string("video") && channel?["name"] == .string(name), "\(String(describing: channel))")
-            #expect(channel?["multiplex"] == .string("venue-mux") && channel?["programNumber"] == .number(Double(number)))
-        }
+            let channels = try JSONParser.parse(Array(try gateway.get("/api/v1/channels", management: true).body))
+            guard case .array(let list) = channels else { Issue.record("channels: \(channels)"); return }
+            let mux = list.first { $0["id"] == .string("venue-mux") }
+            #expect(mux?["kind"] == .string("multiplex"), "\(String(describing: mux))")
+            #expect(mux?["programs"] == .array(Self.programs.map { .string($0.0) }))
+            for (id, name, number) in Self.programs {
+                let channel = list.first { $0["id"] == .string(id) }
+                #expect(channel?["kind"] == .string("video") && channel?["name"] == .string(name), "\(String(describing: channel))")
+                #expect(channel?["multiplex"] == .string("venue-mux") && channel?["programNumber"] == .number(Double(number)))
+            }
 
-        // Fans see the programs, not the multiplex.
-        let fan = try JSONParser.parse(Array(try gateway.get("/channels.json").body))
-        guard case .array(let fanList) = fan else { Issue.record("channels.json: \(fan)"); return }
-        let fanIDs = fanList.compactMap { item -> String? in if case .string(let id)? = item["id"] { id } else { nil } }
-        #expect(Set(fanIDs) == Set(Self.programs.map(\.0)), "\(fanIDs)")
+            // Fans see the programs, not the multiplex.
+            let fan = try JSONParser.parse(Array(try gateway.get("/channels.json").body))
+            guard case .array(let fanList) = fan else { Issue.record("channels.json: \(fan)"); return }
+            let fanIDs = fanList.compactMap { item -> String? in if case .string(let id)? = item["id"] { id } else { nil } }
+            #expect(Set(fanIDs) == Set(Self.programs.map(\.0)), "\(fanIDs)")
 
-        // FFmpeg reads each program's live playlist from the fan listener: only its streams, decoded.
-        for (id, _, _) in Self.programs {
-            let url = "http://127.0.0.1:\(gateway.status.fan.port)/channels/\(id)/live.m3u8"
-            let probe = try runCommand(["ip", "netns", "exec", ns, "ffprobe", "-v", "error", "-read_intervals", "%+3",
-                                        "-count_frames", "-show_entries", "stream=codec_type,nb_read_frames",
-                                        "-of", "csv=p=0", url])
-            // ffprobe lists each stream once per program it is in and once alone: keep the first set.
-            let rows = probe.split(whereSeparator: \.isNewline).map { $0.split(separator: ",") }
-            let expected = Self.streams[id] ?? []
-            let first = Array(rows.prefix(expected.count))
-            #expect(first.map { String($0.first ?? "") } == expected, "\(id): \(probe)")
-            #expect(rows.count % max(expected.count, 1) == 0, "\(id) carries no other program's streams: \(probe)")
-            for row in first {
-                #expect((row.count > 1 ? Int(row[1]) ?? 0 : 0) >= 25, "\(id) decodes: \(probe)")
+            // FFmpeg reads each program's live playlist from the fan listener: only its streams, decoded.
+            for (id, _, _) in Self.programs {
+                let url = "http://127.0.0.1:\(gateway.status.fan.port)/channels/\(id)/live.m3u8"
+                let probe = try runCommand(["ip", "netns", "exec", ns, "ffprobe", "-v", "error", "-read_intervals", "%+3",
+                                            "-count_frames", "-show_entries", "stream=codec_type,nb_read_frames",
+                                            "-of", "csv=p=0", url])
+                // ffprobe lists each stream once per program it is in and once alone: keep the first set.
+                let rows = probe.split(whereSeparator: \.isNewline).map { $0.split(separator: ",") }
+                let expected = Self.streams[id] ?? []
+                let first = Array(rows.prefix(expected.count))
+                #expect(first.map { String($0.first ?? "") } == expected, "\(id): \(probe)")
+                #expect(rows.count % max(expected.count, 1) == 0, "\(id) carries no other program's streams: \(probe)")
+                for row in first {
+                    #expect((row.count > 1 ? Int(row[1]) ?? 0 : 0) >= 25, "\(id) decodes: \(probe)")
+                }
             }
         }
     }

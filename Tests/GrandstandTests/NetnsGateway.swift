@@ -37,6 +37,23 @@ struct NetnsGateway {
 
     func stop() { daemon.stop() }
 
+    /// The headend tests' bed: a work directory, `config(stateDirectory)` decoded and, as root
+    /// outside qemu-user, a gateway in its namespace for `body(gateway, work)`; elsewhere the
+    /// configuration is only checked to refuse live capture (`expectNoLiveCaptureHere`).
+    static func run(prefix: String, config: (String) -> String, _ body: (NetnsGateway, String) throws -> Void) throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let decoded = try GatewayConfig.decode(Array(config(work + "/state").utf8))
+        guard TestEnvironment.isRoot, !TestEnvironment.isQEMUUser else {
+            try expectNoLiveCaptureHere(decoded)
+            return
+        }
+        let gateway = try NetnsGateway(prefix: prefix, config: decoded)
+        defer { gateway.stop() }
+        try body(gateway, work)
+    }
+
     /// A GET from inside the namespace, to the fan listener or (with the test token) the management one.
     func get(_ path: String, management: Bool = false, headers: [String] = []) throws -> RawHTTPClient.Reply {
         try namespace.enter {

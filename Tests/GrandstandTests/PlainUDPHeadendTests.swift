@@ -24,70 +24,62 @@ import Testing
     }
 
     @Test func ffmpegAndVLCPlainUDPStreamsAreServedAsHLS() throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("gs-udp-\(getpid())").path
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: work) }
-        let config = try GatewayConfig.decode(Array(Self.config(state: work + "/state").utf8))
-        guard TestEnvironment.isRoot, !TestEnvironment.isQEMUUser else {
-            try expectNoLiveCaptureHere(config)
-            return
-        }
-        let gateway = try NetnsGateway(prefix: "gs-udp", config: config)
-        defer { gateway.stop() }
-        let ns = gateway.namespace.name
-        // VLC refuses to run as root: as nobody, with the input and a home it can read.
-        chmod(work, 0o755)
-        try FileManager.default.createDirectory(atPath: work + "/home", withIntermediateDirectories: true)
-        _ = try runCommand(["chown", "nobody", work + "/home"])
-        _ = try runCommand(["install", "-m", "644", Self.sample, work + "/in.ts"])
-        let ffmpeg = try Child(["ip", "netns", "exec", ns, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-re",
-                                "-i", Self.sample, "-c", "copy", "-f", "mpegts", "udp://239.255.30.1:5004"])
-        defer { ffmpeg.kill() }
-        let vlc = try Child(["ip", "netns", "exec", ns, "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-                             "env", "HOME=\(work)/home", "cvlc", "-q", "--intf", "dummy", "--sout-keep", work + "/in.ts",
-                             "--sout", #"#standard{access=udp,mux=ts,dst=239.255.30.2:5006,sap,name="VLC UDP"}"#])
-        defer { vlc.kill() }
+        try NetnsGateway.run(prefix: "gs-udp", config: { Self.config(state: $0) }) { gateway, work in
+            let ns = gateway.namespace.name
+            // VLC refuses to run as root: as nobody, with the input and a home it can read.
+            chmod(work, 0o755)
+            try FileManager.default.createDirectory(atPath: work + "/home", withIntermediateDirectories: true)
+            _ = try runCommand(["chown", "nobody", work + "/home"])
+            _ = try runCommand(["install", "-m", "644", Self.sample, work + "/in.ts"])
+            let ffmpeg = try Child(["ip", "netns", "exec", ns, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-re",
+                                    "-i", Self.sample, "-c", "copy", "-f", "mpegts", "udp://239.255.30.1:5004"])
+            defer { ffmpeg.kill() }
+            let vlc = try Child(["ip", "netns", "exec", ns, "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                                 "env", "HOME=\(work)/home", "cvlc", "-q", "--intf", "dummy", "--sout-keep", work + "/in.ts",
+                                 "--sout", #"#standard{access=udp,mux=ts,dst=239.255.30.2:5006,sap,name="VLC UDP"}"#])
+            defer { vlc.kill() }
 
-        // Both listed as video over udp, and each live playlist has two segments (4 s of the
-        // 20 s sample, played once: a looping sender restarts its continuity counters, which on
-        // plain UDP is indistinguishable from loss).
-        do {
-            try waitFor("both channels with two segments", timeout: 120) {
-                for id in ["ffmpeg-udp", "vlc-udp"] {
-                    let reply = try gateway.get("/channels/\(id)/live.m3u8")
-                    guard reply.status == 200, reply.text.components(separatedBy: "#EXTINF").count > 2 else { return false }
+            // Both listed as video over udp, and each live playlist has two segments (4 s of the
+            // 20 s sample, played once: a looping sender restarts its continuity counters, which on
+            // plain UDP is indistinguishable from loss).
+            do {
+                try waitFor("both channels with two segments", timeout: 120) {
+                    for id in ["ffmpeg-udp", "vlc-udp"] {
+                        let reply = try gateway.get("/channels/\(id)/live.m3u8")
+                        guard reply.status == 200, reply.text.components(separatedBy: "#EXTINF").count > 2 else { return false }
+                    }
+                    return true
                 }
-                return true
+            } catch {
+                let listed = try gateway.get("/channels.json").text
+                let stats = try gateway.get("/api/v1/stats", management: true).text
+                ffmpeg.kill()
+                vlc.kill()
+                Issue.record("\(error)\nchannels: \(listed)\nstats: \(stats)\nffmpeg: \(ffmpeg.finish())\nvlc: \(vlc.finish())")
+                return
             }
-        } catch {
-            let listed = try gateway.get("/channels.json").text
-            let stats = try gateway.get("/api/v1/stats", management: true).text
-            ffmpeg.kill()
-            vlc.kill()
-            Issue.record("\(error)\nchannels: \(listed)\nstats: \(stats)\nffmpeg: \(ffmpeg.finish())\nvlc: \(vlc.finish())")
-            return
-        }
-        let channels = try JSONParser.parse(Array(try gateway.get("/api/v1/channels", management: true).body))
-        guard case .array(let list) = channels else { Issue.record("channels.json: \(channels)"); return }
-        for id in ["ffmpeg-udp", "vlc-udp"] {
-            let channel = list.first { $0["id"] == .string(id) }
-            #expect(channel?["kind"] == .string("video") && channel?["transport"] == .string("udp"), "\(String(describing: channel))")
-        }
-        let stats = try JSONParser.parse(Array(try gateway.get("/api/v1/stats", management: true).body))
-        for id in ["ffmpeg-udp", "vlc-udp"] {
-            #expect((IngestStats.int(stats["channels"]?[id]?["ts_packets"]) ?? 0) > 1_000)
-            #expect(IngestStats.int(stats["channels"]?[id]?["gaps"]) == 0, "a clean veth loses nothing")
-            #expect(IngestStats.int(stats["channels"]?[id]?["rtp_packets_lost"]) == 0)
-        }
-        // FFmpeg plays each live playlist from the fan listener: 3 s of video, decoded.
-        for id in ["ffmpeg-udp", "vlc-udp"] {
-            let url = "http://127.0.0.1:\(gateway.status.fan.port)/channels/\(id)/live.m3u8"
-            let frames = try runCommand(["ip", "netns", "exec", ns, "ffprobe", "-v", "error", "-select_streams", "v:0",
-                                         "-read_intervals", "%+3", "-count_frames", "-show_entries", "stream=nb_read_frames",
-                                         "-of", "csv=p=0", url])
-            // ffprobe prints the stream once per program it is in and once alone: the same count.
-            let counts = frames.split(whereSeparator: \.isNewline).compactMap { Int($0) }
-            #expect((counts.first ?? 0) >= 25, "\(id): \(frames)")
+            let channels = try JSONParser.parse(Array(try gateway.get("/api/v1/channels", management: true).body))
+            guard case .array(let list) = channels else { Issue.record("channels.json: \(channels)"); return }
+            for id in ["ffmpeg-udp", "vlc-udp"] {
+                let channel = list.first { $0["id"] == .string(id) }
+                #expect(channel?["kind"] == .string("video") && channel?["transport"] == .string("udp"), "\(String(describing: channel))")
+            }
+            let stats = try JSONParser.parse(Array(try gateway.get("/api/v1/stats", management: true).body))
+            for id in ["ffmpeg-udp", "vlc-udp"] {
+                #expect((IngestStats.int(stats["channels"]?[id]?["ts_packets"]) ?? 0) > 1_000)
+                #expect(IngestStats.int(stats["channels"]?[id]?["gaps"]) == 0, "a clean veth loses nothing")
+                #expect(IngestStats.int(stats["channels"]?[id]?["rtp_packets_lost"]) == 0)
+            }
+            // FFmpeg plays each live playlist from the fan listener: 3 s of video, decoded.
+            for id in ["ffmpeg-udp", "vlc-udp"] {
+                let url = "http://127.0.0.1:\(gateway.status.fan.port)/channels/\(id)/live.m3u8"
+                let frames = try runCommand(["ip", "netns", "exec", ns, "ffprobe", "-v", "error", "-select_streams", "v:0",
+                                             "-read_intervals", "%+3", "-count_frames", "-show_entries", "stream=nb_read_frames",
+                                             "-of", "csv=p=0", url])
+                // ffprobe prints the stream once per program it is in and once alone: the same count.
+                let counts = frames.split(whereSeparator: \.isNewline).compactMap { Int($0) }
+                #expect((counts.first ?? 0) >= 25, "\(id): \(frames)")
+            }
         }
     }
 }

@@ -13,7 +13,9 @@ extension GatewayConfig {
         public enum Kind: String, Sendable, Equatable { case video, data, file }
         public var name: String
         public var kind: Kind
-        public var group: IPAddress
+        /// The multicast group; nil for an SRT channel (`srt`).
+        public var group: IPAddress?
+        /// The UDP port (the SRT port for an SRT channel).
         public var port: UInt16
         /// Source for a source-specific join, if any.
         public var source: IPAddress?
@@ -25,6 +27,8 @@ extension GatewayConfig {
         public var bandwidthKbps: Int?
         /// File channels: the FLUTE session's TSI (`tsi`); nil accepts any.
         public var fluteTSI: UInt64? = nil
+        /// Video over SRT instead of multicast (SRTChannelConfig.swift); nil for multicast channels.
+        public var srt: SRTSource? = nil
         /// Video: `programs`, which programs of a multi-program TS become channels.
         public var programs: ProgramSelection = .auto
         /// Video: `secondary`, the ST 2022-7 second path.
@@ -203,7 +207,8 @@ extension GatewayConfig {
         return address
     }
 
-    static let staticChannelKeys: Set<String> = ["name", "kind", "group", "port", "source", "transport", "fec", "tsi", "channelText", "bandwidthKbps", "programs", "secondary"]
+    static let staticChannelKeys: Set<String> = ["name", "kind", "group", "port", "source", "transport", "fec", "tsi", "channelText", "bandwidthKbps",
+                                                 "programs", "secondary", "srt"]
 
     static func decodeChannels(_ root: JSONObjectView, _ reader: inout JSONReader) -> [StaticChannel] {
         guard let items = reader.array(root["channels"], at: root.path("channels")) else { return [] }
@@ -211,6 +216,15 @@ extension GatewayConfig {
         var endpoints: [String: JSONPath] = [:]
         for (path, value) in items {
             guard let object = reader.object(value, at: path, known: staticChannelKeys) else { continue }
+            if object["srt"] != nil {
+                if let channel = decodeSRTChannel(object, &reader), let srt = channel.srt {
+                    let key = "srt \(srt.mode == .listener ? "" : srt.host) \(srt.port) \(srt.mode)"
+                    if let first = endpoints[key] { reader.report(object.path("srt"), "\(srt) is already used by \(first)"); continue }
+                    endpoints[key] = path
+                    channels.append(channel)
+                }
+                continue
+            }
             let name = reader.string(object["name"], at: object.path("name"), required: true)
             var kind: StaticChannel.Kind?
             if let text = reader.string(object["kind"], at: object.path("kind"), required: true) {

@@ -15,7 +15,7 @@ public enum IngestReconfiguration {
     static func admits(_ channel: Channel, policy: RegistryPolicy, statics: [GatewayConfig.StaticChannel]) -> Bool {
         switch channel.origin {
         case .config:
-            return statics.contains { $0.name == channel.name && $0.group == channel.group && $0.port == channel.port }
+            return statics.contains { $0.name == channel.name && $0.group == channel.group && $0.port == channel.port && $0.srt == channel.srt }
         case .sap:
             if let streamer = channel.streamer, !policy.allows(streamer: streamer) { return false }
             guard let license = policy.license else { return true }

@@ -10,6 +10,7 @@ public struct GatewayEvent: Sendable, Equatable {
         case catalogUpdated = "catalog-updated", catalogRejected = "catalog-rejected"
         case recordStarted = "record-started", recordStopped = "record-stopped", recordFailed = "record-failed"
         case cacheUnavailable = "cache-unavailable", ledsHeld = "leds-held"
+        case srtConnected = "srt-connected", srtDisconnected = "srt-disconnected", srtRefused = "srt-refused"
         case pathDown = "path-down", pathUp = "path-up", pathRefused = "path-refused", pathFailover = "path-failover"
 
         /// journald MESSAGE_ID (128-bit, lowercase hex without dashes, per sd-id128(3)).
@@ -39,6 +40,9 @@ public struct GatewayEvent: Sendable, Equatable {
             case .recordFailed: "e65599d0717940f7ad5008b2629e24b6"
             case .cacheUnavailable: "11cfe34942aa49e280002c124a9c8a06"
             case .ledsHeld: "1f02bdc844b148988687228cd99ec126"
+            case .srtConnected: "ec996285d2a34d2b90a841595fd19e4b"
+            case .srtDisconnected: "71c295ff4216424781d8d5cdbb301eb9"
+            case .srtRefused: "b8324c5b230749c2b6879e7657558c4e"
             case .pathDown: "7f4c094697194d10822bdb5697dcf804"
             case .pathUp: "182c9393c9424baf8a8ba419e563325f"
             case .pathRefused: "a8695b24f15346d6a248e36bac94330b"
@@ -50,10 +54,10 @@ public struct GatewayEvent: Sendable, Equatable {
         public var priority: Int {
             switch self {
             case .ready, .stopping, .reloaded, .channelAdded, .channelRemoved, .captureUp, .groupRejoined, .serviceUp, .inVenue,
-                 .outOfVenue, .ledsAvailable, .ledsHeld, .recordStarted, .recordStopped, .pathUp: 5
+                 .outOfVenue, .ledsAvailable, .ledsHeld, .recordStarted, .recordStopped, .pathUp, .srtConnected: 5
             case .channelUpdated, .catalogUpdated: 6
             case .ledsUnavailable, .captureDown, .serviceDown, .catalogRejected, .recordFailed, .cacheUnavailable, .pathDown,
-                 .pathRefused, .pathFailover: 4
+                 .pathRefused, .pathFailover, .srtDisconnected, .srtRefused: 4
             case .configRejected, .faultInjected: 3
             }
         }

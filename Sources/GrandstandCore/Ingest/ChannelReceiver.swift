@@ -69,12 +69,7 @@ struct ChannelReceiver: Sendable {
                     if merger?.hasEvents == true { notices = true }
                     guard decision == .forward else { return }
                 }
-                let size = datagram.payload.count
-                if size != 7 * TSPacket.size { stats.oddSizedDatagrams += 1 }
-                let skipped = aligner.skippedBytes
-                let packets = aligner.packets(datagram.payload)
-                if aligner.skippedBytes != skipped { stats.drop(.tsLostSync) }
-                demux(packets, time: time, plainUDP: true, stats: &stats, into: &actions)
+                plainTS(datagram.payload, time: time, stats: &stats, into: &actions)
             } else {
                 deliverData(datagram.payload, time: time, stats: &stats, into: &actions)
             }
@@ -108,6 +103,28 @@ struct ChannelReceiver: Sendable {
             // Data channels deliver every accepted datagram, late ones too: messages are whole.
             deliverData(packet.payload, time: time, stats: &stats, into: &actions)
         }
+    }
+
+    /// Whether `stream` applies: video without RTP (an SRT channel's receiver).
+    var takesStream: Bool { kind == .video && !rtp }
+
+    /// One chunk of a channel fed by a stream transport rather than multicast (an SRT message,
+    /// normally 7 × 188 bytes): TS without RTP, handled as a plain-UDP video datagram.
+    mutating func stream(_ payload: ArraySlice<UInt8>, time: Int64, stats: inout ChannelStats, into actions: inout [IngestAction]) {
+        stats.packetsReceived += 1
+        stats.bytesReceived += payload.count
+        plainTS(payload, time: time, stats: &stats, into: &actions)
+    }
+
+    /// Whole TS packets out of a payload that may cut them (FFmpeg's defaults), loss found from
+    /// their continuity counters.
+    private mutating func plainTS(_ payload: ArraySlice<UInt8>, time: Int64, stats: inout ChannelStats,
+                                  into actions: inout [IngestAction]) {
+        if payload.count != 7 * TSPacket.size { stats.oddSizedDatagrams += 1 }
+        let skipped = aligner.skippedBytes
+        let packets = aligner.packets(payload)
+        if aligner.skippedBytes != skipped { stats.drop(.tsLostSync) }
+        demux(packets, time: time, plainUDP: true, stats: &stats, into: &actions)
     }
 
     /// A datagram on one of the channel's FEC repair ports.

@@ -68,6 +68,12 @@ public struct IngestPipeline: Sendable {
             for event in events { actions.append(.path(channelID: id, event: event, timestampNanoseconds: time)) }
         }
 
+        /// True when the receiver has notices for the pipeline, as `media`.
+        mutating func stream(_ payload: ArraySlice<UInt8>, time: Int64, into actions: inout [IngestAction]) -> Bool {
+            receiver?.stream(payload, time: time, stats: &stats, into: &actions)
+            return receiver?.notices == true
+        }
+
         mutating func repair(_ datagram: Datagram, into actions: inout [IngestAction]) {
             receiver?.repair(datagram, stats: &stats, into: &actions)
         }
@@ -97,6 +103,8 @@ public struct IngestPipeline: Sendable {
     private var datagramsReceived = 0
     private var sapPackets = 0
     private var unknownDestination = 0
+    private var streamChunks = 0
+    private var unroutedStreamChunks = 0
     private var frameDrops = DropCounts()
     private var sapDrops = DropCounts()
 
@@ -190,6 +198,24 @@ public struct IngestPipeline: Sendable {
             if lanes[index].media(datagram, path: .secondary, into: &actions) { attend(index, at: datagram.timestampNanoseconds, into: &actions) }
         case .repair(let index):
             lanes[index].repair(datagram, into: &actions)
+        }
+    }
+
+    /// One chunk of TS for channel `channelID` from a stream transport (SRT), keyed by channel
+    /// rather than (group, port): handled as a plain-UDP video datagram of that channel, under
+    /// the same stats keys (a multi-program TS is split as on multicast). Chunks for a channel that
+    /// is not listed, not received or not plain video are counted (`stream_chunks_unrouted`) and
+    /// dropped.
+    public mutating func ingest(stream payload: ArraySlice<UInt8>, channelID: String, timestampNanoseconds: Int64,
+                                into actions: inout [IngestAction]) {
+        streamChunks += 1
+        flushPending(into: &actions)
+        guard let index = laneIndex[channelID], lanes[index].receiver?.takesStream == true else {
+            unroutedStreamChunks += 1
+            return
+        }
+        if lanes[index].stream(payload, time: timestampNanoseconds, into: &actions) {
+            attend(index, at: timestampNanoseconds, into: &actions)
         }
     }
 
@@ -362,6 +388,8 @@ public struct IngestPipeline: Sendable {
         total["datagrams_received"] = .number(Double(datagramsReceived))
         total["sap_packets_received"] = .number(Double(sapPackets))
         total["unknown_destination"] = .number(Double(unknownDestination))
+        total["stream_chunks_received"] = .number(Double(streamChunks))
+        total["stream_chunks_unrouted"] = .number(Double(unroutedStreamChunks))
         total["channels_listed"] = .number(Double(registry.channels.count))
         total["channels_refused"] = .number(Double(registry.refused.count))
         total["drops"] = IngestStats.dropsObject(drops)

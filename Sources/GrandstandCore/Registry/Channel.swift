@@ -32,6 +32,9 @@ public struct Channel: Sendable, Equatable {
     /// File channels: the FLUTE Transport Session Identifier announced as `a=flute-tsi`
     /// (docs/protocol.md "File channels"); the receiver accepts only this TSI. Nil: not announced.
     public var fluteTSI: UInt64? = nil
+    /// Video over SRT (a configured channel): where its TS comes from; it has no group and no
+    /// endpoints, its receiver is fed by the SRT input (`IngestPipeline.ingest(stream:…)`).
+    public var srt: SRTSource? = nil
     /// Video: which programs of a multi-program TS become channels (docs/ingest.md).
     public var programs: ProgramSelection = .auto
     /// A program split out of a multiplex: the multiplex's channel id and the program_number.
@@ -80,6 +83,7 @@ public struct Channel: Sendable, Equatable {
         func int(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
         var reason: String? = nil
         if case .unsupported(let why) = kind { reason = why }
+        let transport = srt != nil ? "srt" : rtp ? "rtp" : "udp"
         var members: [(key: String, value: JSONValue)] = [
             ("appDeveloper", text(appDeveloper)),
             ("bandwidthKbps", int(bandwidthKbps)),
@@ -97,7 +101,7 @@ public struct Channel: Sendable, Equatable {
             ("sessionVersion", text(sessionVersion)),
             ("source", text(source?.description)),
             ("streamer", text(streamer?.description)),
-            ("transport", .string(rtp ? "rtp" : "udp")),
+            ("transport", .string(transport)),
             ("ttl", int(ttl)),
             ("venueName", text(venueName)),
         ]
@@ -107,6 +111,7 @@ public struct Channel: Sendable, Equatable {
         if let programNumber { members.append(("programNumber", .number(Double(programNumber)))) }
         if kind == .multiplex { members.append(("programs", .array(programChannels.map { .string($0) }))) }
         if let secondPath { members.append(("secondPath", secondPath.json)) }
+        if let srt { members.append(("srt", srt.json)) }
         return .object(members.sorted { $0.key < $1.key })
     }
 }

@@ -68,6 +68,7 @@ public struct ChannelRegistry: Sendable {
                                   group: configured.group, port: configured.port, source: configured.source, fec: configured.fec,
                                   rtp: configured.rtp, origin: .config)
             channel.fluteTSI = configured.fluteTSI
+            channel.srt = configured.srt
             channel.programs = configured.programs
             channel.secondPath = configured.secondPath
             byID[id] = channel

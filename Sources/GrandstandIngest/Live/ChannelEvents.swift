@@ -8,7 +8,7 @@ enum ChannelEvents {
             ("CHANNEL", channel.id), ("KIND", channel.kind.name), ("GROUP", channel.group?.description ?? ""),
             ("PORT", String(channel.port)), ("STREAMER", channel.streamer?.description ?? "config"),
         ]
-        var place = "\(channel.group?.description ?? "?"):\(channel.port)"
+        var place = channel.srt?.description ?? "\(channel.group?.description ?? "?"):\(channel.port)"
         if let multiplex = channel.multiplex, let number = channel.programNumber {
             // A program split out of a multiplex (docs/ingest.md, "Multi-program TS").
             fields += [("MULTIPLEX", multiplex), ("PROGRAM_NUMBER", String(number))]

@@ -49,6 +49,9 @@ public final class LiveIngest: Sendable {
     private let wakeup: CaptureWakeup
     private let clock: any Clock
     private let thread = Mutex<ServiceThread?>(nil)
+    /// SRT channels' receivers (one thread each) and where they leave TS for this loop.
+    private let inbox: StreamInbox
+    private let srtInputs: [SRTInput]
 
     public init(settings: Settings, events: EventLog, clock: any Clock = SystemClock(), sink: @escaping Sink) throws(CaptureError) {
         self.settings = settings
@@ -56,23 +59,43 @@ public final class LiveIngest: Sendable {
         self.clock = clock
         self.sink = sink
         wakeup = try CaptureWakeup()
+        inbox = StreamInbox(wakeup: wakeup)
+        let configuration = settings.configuration
+        let listed = ChannelRegistry(policy: configuration.policy, staticChannels: configuration.staticChannels).channels
+        srtInputs = listed.compactMap { [inbox] channel in
+            channel.srt.map { SRTInput(channelID: channel.id, source: $0, inbox: inbox, events: events, clock: clock) }
+        }
         var start = Shared()
         start.published.interface = settings.interface
         shared = Mutex(start)
     }
 
     /// What the loop last published: channels, stats, capture counters, memberships.
-    public var snapshot: IngestSnapshot { shared.withLock { $0.published } }
+    /// The SRT inputs' connection state and counters are read as they are now.
+    public var snapshot: IngestSnapshot {
+        var snapshot = shared.withLock { $0.published }
+        for input in srtInputs {
+            for (name, value) in input.status.fields { snapshot.stats.channels[input.channelID, default: [:]][name] = .number(value) }
+        }
+        return snapshot
+    }
 
-    /// Starts the capture thread (`ingest`).
+    /// Starts the capture thread (`ingest`) and one thread per SRT channel (`srt-<id>`).
     public func start() throws(RuntimeError) {
         try thread.withLock { (thread: inout ServiceThread?) throws(RuntimeError) in
             thread = try ServiceThread(name: "ingest") { [self] stop in run(stop) }
         }
+        do {
+            for input in srtInputs { try input.start() }
+        } catch {
+            stop()
+            throw error
+        }
     }
 
-    /// Stops the loop, leaves every group and closes the capture.
+    /// Stops the SRT receivers and the loop, leaves every group and closes the capture.
     public func stop() {
+        for input in srtInputs { input.stop() }
         guard let running = thread.withLock({ thread in defer { thread = nil }; return thread }) else { return }
         running.stopSignal.raise()
         wakeup.signal()
@@ -102,9 +125,10 @@ public final class LiveIngest: Sendable {
             if !state.capture.isOpen, now >= state.nextOpenAttempt { open(state, now: now) }
             do {
                 let timeout = state.capture.isOpen ? Int32(settings.tickNanoseconds / 1_000_000) : 200
-                if try state.capture.wait(timeoutMilliseconds: timeout, wakeup: wakeup) == .readable {
-                    try read(state)
-                }
+                let woke = try state.capture.wait(timeoutMilliseconds: timeout, wakeup: wakeup)
+                takeStreams(state)
+                // Woken by a stream input: the capture may be readable too (its read is nonblocking).
+                if woke == .readable || (woke == .woken && state.capture.isOpen) { try read(state) }
             } catch {
                 interfaceLost(state, error: error, now: clock.wallNanoseconds())
             }
@@ -165,6 +189,18 @@ public final class LiveIngest: Sendable {
             actions += state.pipeline.ingest(frame: packet.bytes[...], link: link, timestampNanoseconds: time) { datagram in
                 state.silence.observe(destination: datagram.destination.address, sender: datagram.source.address, at: time)
             }
+        }
+        deliver(actions, state)
+    }
+
+    /// TS that SRT inputs received since the last look, into the pipeline by channel id.
+    private func takeStreams(_ state: LoopState) {
+        let chunks = inbox.take()
+        guard !chunks.isEmpty else { return }
+        var actions: [IngestAction] = []
+        for chunk in chunks {
+            state.pipeline.ingest(stream: chunk.bytes[...], channelID: chunk.channelID, timestampNanoseconds: chunk.timestampNanoseconds,
+                                  into: &actions)
         }
         deliver(actions, state)
     }

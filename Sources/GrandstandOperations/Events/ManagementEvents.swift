@@ -33,6 +33,8 @@ public final class EventHub: Sendable {
 
     /// The kinds of the events still in the backlog, oldest first.
     var recentKinds: [String] { state.withLock { $0.recent.map(\.kind) } }
+    /// The events still in the backlog as sent (server-sent events with their JSON), oldest first.
+    var recentText: [String] { state.withLock { $0.recent.map { String(decoding: $0.bytes, as: UTF8.self) } } }
 
     /// Numbers the event and sends it to every subscriber whose filter admits its kind.
     func publish(_ event: GatewayEvent, realtimeMicroseconds: Int64) {

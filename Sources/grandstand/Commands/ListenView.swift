@@ -60,7 +60,7 @@ struct ListenView {
         var rows = [["ID", "KIND", "GROUP:PORT", "STREAMER"] + columns.map(\.title)]
         for channel in snapshot.channels {
             let stats = snapshot.stats.channels[channel.id]
-            rows.append([channel.id, channel.kind.name, "\(channel.group?.description ?? "?"):\(channel.port)",
+            rows.append([channel.id, channel.kind.name, channel.srt?.url ?? "\(channel.group?.description ?? "?"):\(channel.port)",
                          channel.streamer?.description ?? "config"] + columns.map { count(stats, $0.key) })
         }
         lines += Self.align(rows)
