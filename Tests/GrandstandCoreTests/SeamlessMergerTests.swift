@@ -140,7 +140,7 @@ struct IngestTwoPathTests {
         }
         #expect(stats.channel("dual", "path_primary_packets") == 180 && stats.channel("dual", "path_secondary_packets") == 180)
         #expect(stats.channel("dual", "path_primary_duplicates")! + stats.channel("dual", "path_secondary_duplicates")! == 160)
-        #expect(stats.channel("dual", "paths_down") == 0)
+        #expect(stats.channel("dual", "paths_down_current") == 0)
     }
 
     @Test func aPathThatDiesIsReportedAndTheOutputStaysWhole() {
@@ -153,7 +153,7 @@ struct IngestTwoPathTests {
         actions += pipeline.tick(nowNanoseconds: 700_000_000)
         let events = actions.compactMap { action -> SeamlessMerger.Event? in if case .path(_, let event, _) = action { event } else { nil } }
         #expect(events.map(\.name) == ["down"] && events.first?.path == .secondary)
-        #expect(pipeline.stats.channel("dual", "paths_down") == 1)
+        #expect(pipeline.stats.channel("dual", "paths_down_current") == 1)
         let out = Traffic.output(actions, channel: "dual")
         // Until the secondary died, the primary's losses were filled; after, they are gaps.
         #expect(out.gaps.count == (101..<600).filter { $0 % 50 == 1 }.count)

@@ -44,7 +44,7 @@ import Testing
             do {
                 // The outage (4–7 s) is over and the primary is back: down once, up again.
                 try waitFor("the primary path down and back", timeout: 120) {
-                    try value("path_primary_down_events") == 1 && value("paths_down") == 0
+                    try value("path_primary_down_events") == 1 && value("paths_down_current") == 0
                 }
             } catch {
                 Issue.record("\(error)\nstats: \(try gateway.get("/api/v1/stats", management: true).text)\nffmpeg: \(ffmpeg.finish())\ndup: \(duplicator.finish())")
@@ -56,7 +56,7 @@ import Testing
             func count(_ key: String) -> Int { IngestStats.int(channel?[key]) ?? -1 }
             #expect(count("gaps") == 0 && count("gap_packets") == 0, "hitless: \(String(describing: channel))")
             #expect(count("path_secondary_duplicates") > 0 || count("path_primary_duplicates") > 0)
-            #expect(count("path_refused") == 0)
+            #expect(count("path_refused_current") == 0)
             #expect(count("path_primary_packets") < count("path_secondary_packets"), "the primary lost its outage and its drops")
 
             let url = "http://127.0.0.1:\(gateway.status.fan.port)/channels/dual/live.m3u8"

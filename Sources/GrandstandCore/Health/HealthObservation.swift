@@ -21,7 +21,7 @@ public struct HealthObservation: Sendable, Equatable {
         public var packetsReceived = 0, lostAfterRecovery = 0
         /// [`num_dropped_video_frames`], [`num_decode_errors`]
         public var droppedFrames = 0, decodeErrors = 0
-        /// [`paths_down`]: ST 2022-7 paths of the channel that are silent while the other delivers.
+        /// [`paths_down_current`]: ST 2022-7 paths of the channel that are silent while the other delivers.
         public var pathsDown = 0
 
         public init(windows: Int = 0, windowFailures: Int = 0, packetsReceived: Int = 0, lostAfterRecovery: Int = 0,
@@ -40,7 +40,7 @@ public struct HealthObservation: Sendable, Equatable {
             self.init(windows: value("protection_windows"), windowFailures: value("window_recovery_failures"),
                       packetsReceived: value("packets_received"), lostAfterRecovery: value("gap_packets"),
                       droppedFrames: value("num_dropped_video_frames"), decodeErrors: value("num_decode_errors"))
-            pathsDown = value("paths_down")
+            pathsDown = value("paths_down_current")
         }
     }
 

@@ -168,9 +168,9 @@ struct ChannelReceiver: Sendable {
         if let merger { stats.pathCounters = Self.pathFields(merger) }
     }
 
-    /// The merge's counters: `paths_down`, then per path (docs/ingest.md, "Two paths").
+    /// The merge's counters: `paths_down_current` and `path_refused_current` (levels), then per path (docs/ingest.md, "Two paths").
     static func pathFields(_ merger: SeamlessMerger) -> [(name: String, value: Int)] {
-        var fields = [("paths_down", merger.pathsDown), ("path_refused", merger.refusal == nil ? 0 : 1)]
+        var fields = [("paths_down_current", merger.pathsDown), ("path_refused_current", merger.refusal == nil ? 0 : 1)]
         for path in SeamlessMerger.Path.allCases {
             let counter = merger.counters[path.rawValue]
             fields += [("path_\(path)_packets", counter.packets), ("path_\(path)_duplicates", counter.duplicates),

@@ -149,7 +149,7 @@ public struct SeamlessMerger: Sendable {
         }
     }
 
-    /// Paths currently down (the `paths_down` gauge).
+    /// Paths currently down (the `paths_down_current` level).
     public var pathsDown: Int { counters.filter(\.isDown).count }
 
     private mutating func arrived(_ path: Path, at time: Int64) {
