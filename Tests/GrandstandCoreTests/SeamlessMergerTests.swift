@@ -174,3 +174,40 @@ struct IngestTwoPathTests {
         #expect(same, "\(out.ts.count / 1316) datagrams")
     }
 }
+
+/// ST 2022-7 as SDP announces it: RFC 7104 `a=group:DUP` over two m= lines with `a=mid`.
+struct DuplicationGroupingTests {
+    static let sdp = """
+        v=0\r
+        o=- 7 1 IN IP4 10.1.2.3\r
+        s=Bowl Dual\r
+        t=0 0\r
+        a=group:DUP main backup\r
+        m=video 5000 RTP/AVP 33\r
+        c=IN IP4 239.255.20.1/32\r
+        a=source-filter: incl IN IP4 239.255.20.1 10.1.2.3\r
+        a=mid:main\r
+        m=video 5002 RTP/AVP 33\r
+        c=IN IP4 239.255.21.1/32\r
+        a=source-filter: incl IN IP4 239.255.21.1 10.1.2.4\r
+        a=mid:backup\r
+
+        """
+
+    @Test func theGroupedMediaLineIsTheSecondPath() throws {
+        let sdp = try SDPParser.parse(Self.sdp)
+        let announcement = ChannelAnnouncement(sdp: sdp)
+        #expect(announcement.kind == .video && announcement.group == IPAddress(parsing: "239.255.20.1") && announcement.port == 5000)
+        #expect(announcement.duplicate == IngestEndpoint(group: IPAddress(parsing: "239.255.21.1")!, port: 5002,
+                                                         source: IPAddress(parsing: "10.1.2.4")))
+        let channel = ChannelRegistry.channel(from: announcement, sdp: sdp, id: "bowl-dual", streamer: IPAddress(parsing: "10.1.2.3")!)
+        #expect(channel.secondPath?.endpoint == announcement.duplicate)
+        #expect(channel.endpoints.contains(IngestEndpoint(group: IPAddress(parsing: "239.255.21.1")!, port: 5002, source: IPAddress(parsing: "10.1.2.4"))))
+
+        // Without the group (or with another semantics, e.g. FID) there is no second path.
+        for other in ["a=group:FID main backup\r\n", ""] {
+            let plain = try SDPParser.parse(Self.sdp.replacingOccurrences(of: "a=group:DUP main backup\r\n", with: other))
+            #expect(ChannelAnnouncement(sdp: plain).duplicate == nil)
+        }
+    }
+}

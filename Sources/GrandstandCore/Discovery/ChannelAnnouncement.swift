@@ -30,6 +30,10 @@ public struct ChannelAnnouncement: Sendable, Equatable {
     public var messageIDHash: UInt16
     /// The RTP payload type of the chosen media (its first format).
     public var format: String
+    /// SMPTE ST 2022-7 as SDP announces it (RFC 7104 `a=group:DUP <mid> <mid>`): where the
+    /// duplicate of the chosen media arrives (the other grouped m= line's `c=`, port and
+    /// `a=source-filter`). Nil without such a group.
+    public var duplicate: IngestEndpoint? = nil
 
     /// The media section a channel is made from: the first one Grandstand supports, else the
     /// first one (whose reason then explains why the channel is unsupported).
@@ -73,6 +77,27 @@ public struct ChannelAnnouncement: Sendable, Equatable {
         if kind.isSupported, group == nil {
             kind = .unsupported(reason: "no numeric c= connection address")
         }
+        if let media { duplicate = Self.duplicate(of: media, in: sdp) }
+    }
+
+    /// The endpoint of the m= line grouped with `media` by `a=group:DUP` (RFC 7104 §3: the
+    /// streams of a DUP group carry the same RTP packets), when it is a different one.
+    static func duplicate(of media: SessionDescription.Media, in sdp: SessionDescription) -> IngestEndpoint? {
+        guard let mid = media.attribute("mid") else { return nil }
+        for group in sdp.attributes where group.name == "group" {
+            let fields = (group.value ?? "").split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            guard fields.first == "DUP", fields.dropFirst().contains(mid) else { continue }
+            for other in sdp.media where other.attribute("mid") != mid && fields.dropFirst().contains(other.attribute("mid") ?? "") {
+                guard let address = (other.connections.first ?? sdp.connection)?.ipAddress else { continue }
+                let filter = other.attribute("source-filter") ?? sdp.attribute("source-filter")
+                let endpoint = IngestEndpoint(group: address, port: other.port, source: filter.flatMap(includedSource))
+                let own = (media.connections.first ?? sdp.connection)?.ipAddress
+                if endpoint.group != own || endpoint.port != media.port || endpoint.source != (media.attribute("source-filter").flatMap(includedSource)) {
+                    return endpoint
+                }
+            }
+        }
+        return nil
     }
 
     /// RFC 4570 §3: ` incl IN IP4 <dest> <src>...` → the first source of an inclusive filter.

@@ -227,6 +227,7 @@ public struct ChannelRegistry: Sendable {
                               group: announcement.group, port: announcement.port, source: announcement.sourceFilter,
                               ttl: announcement.ttl, fec: fec, rtp: rtp, streamer: streamer, origin: .sap)
         if kind == .file { FluteTSIAttribute.apply(media: media, sdp: sdp, to: &channel) }
+        if kind == .video, let duplicate = announcement.duplicate { channel.secondPath = SecondPath(endpoint: duplicate) }
         return channel
     }
 }
