@@ -59,12 +59,8 @@ import Testing
             #expect(count("path_refused_current") == 0)
             #expect(count("path_primary_packets") < count("path_secondary_packets"), "the primary lost its outage and its drops")
 
-            let url = "http://127.0.0.1:\(gateway.status.fan.port)/channels/dual/live.m3u8"
-            let frames = try runCommand(["ip", "netns", "exec", ns, "ffprobe", "-v", "error", "-select_streams", "v:0",
-                                         "-read_intervals", "%+3", "-count_frames", "-show_entries", "stream=nb_read_frames",
-                                         "-of", "csv=p=0", url])
-            let counts = frames.split(whereSeparator: \.isNewline).compactMap { Int($0) }
-            #expect((counts.first ?? 0) >= 25, "decodes: \(frames)")
+            let decoded = try gateway.decodedFrames("dual")
+            #expect(decoded.frames >= 25, "decodes: \(decoded.output)")
         }
     }
 }

@@ -49,13 +49,7 @@ import Testing
             defer { ffmpeg.kill() }
 
             do {
-                try waitFor("every program with two segments", timeout: 120) {
-                    for (id, _, _) in Self.programs {
-                        let reply = try gateway.get("/channels/\(id)/live.m3u8")
-                        guard reply.status == 200, reply.text.components(separatedBy: "#EXTINF").count > 2 else { return false }
-                    }
-                    return true
-                }
+                try gateway.waitForSegments(Self.programs.map(\.0))
             } catch {
                 let listed = try gateway.get("/channels.json").text
                 let stats = try gateway.get("/api/v1/stats", management: true).text

@@ -54,6 +54,28 @@ struct NetnsGateway {
         try body(gateway, work)
     }
 
+    /// The frames FFmpeg decodes from `seconds` of channel `id`'s live playlist, read from the fan
+    /// listener inside the namespace (ffprobe lists a stream once per program and once alone: the
+    /// first count), and ffprobe's output for the message.
+    func decodedFrames(_ id: String, seconds: Int = 3) throws -> (frames: Int, output: String) {
+        let url = "http://127.0.0.1:\(status.fan.port)/channels/\(id)/live.m3u8"
+        let output = try runCommand(["ip", "netns", "exec", namespace.name, "ffprobe", "-v", "error", "-select_streams", "v:0",
+                                     "-read_intervals", "%+\(seconds)", "-count_frames", "-show_entries", "stream=nb_read_frames",
+                                     "-of", "csv=p=0", url])
+        return (output.split(whereSeparator: \.isNewline).compactMap { Int($0) }.first ?? 0, output)
+    }
+
+    /// Waits until every channel of `ids` has a live playlist with `segments` segments.
+    func waitForSegments(_ ids: [String], segments: Int = 2, timeout: Double = 120) throws {
+        try waitFor("\(ids.joined(separator: ", ")) with \(segments) segments", timeout: timeout) {
+            for id in ids {
+                let reply = try get("/channels/\(id)/live.m3u8")
+                guard reply.status == 200, reply.text.components(separatedBy: "#EXTINF").count > segments else { return false }
+            }
+            return true
+        }
+    }
+
     /// A GET from inside the namespace, to the fan listener or (with the test token) the management one.
     func get(_ path: String, management: Bool = false, headers: [String] = []) throws -> RawHTTPClient.Reply {
         try namespace.enter {

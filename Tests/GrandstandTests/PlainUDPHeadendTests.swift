@@ -43,13 +43,7 @@ import Testing
             // 20 s sample, played once: a looping sender restarts its continuity counters, which on
             // plain UDP is indistinguishable from loss).
             do {
-                try waitFor("both channels with two segments", timeout: 120) {
-                    for id in ["ffmpeg-udp", "vlc-udp"] {
-                        let reply = try gateway.get("/channels/\(id)/live.m3u8")
-                        guard reply.status == 200, reply.text.components(separatedBy: "#EXTINF").count > 2 else { return false }
-                    }
-                    return true
-                }
+                try gateway.waitForSegments(["ffmpeg-udp", "vlc-udp"])
             } catch {
                 let listed = try gateway.get("/channels.json").text
                 let stats = try gateway.get("/api/v1/stats", management: true).text
@@ -72,13 +66,8 @@ import Testing
             }
             // FFmpeg plays each live playlist from the fan listener: 3 s of video, decoded.
             for id in ["ffmpeg-udp", "vlc-udp"] {
-                let url = "http://127.0.0.1:\(gateway.status.fan.port)/channels/\(id)/live.m3u8"
-                let frames = try runCommand(["ip", "netns", "exec", ns, "ffprobe", "-v", "error", "-select_streams", "v:0",
-                                             "-read_intervals", "%+3", "-count_frames", "-show_entries", "stream=nb_read_frames",
-                                             "-of", "csv=p=0", url])
-                // ffprobe prints the stream once per program it is in and once alone: the same count.
-                let counts = frames.split(whereSeparator: \.isNewline).compactMap { Int($0) }
-                #expect((counts.first ?? 0) >= 25, "\(id): \(frames)")
+                let decoded = try gateway.decodedFrames(id)
+                #expect(decoded.frames >= 25, "\(id): \(decoded.output)")
             }
         }
     }

@@ -95,12 +95,8 @@ import Testing
             }
             #expect(gateway.daemon.events.hub.recentKinds.filter { $0 == "srt-connected" }.count >= 4)
             for id in ids {
-                let url = "http://127.0.0.1:\(gateway.status.fan.port)/channels/\(id)/live.m3u8"
-                let frames = try runCommand(["ip", "netns", "exec", ns, "ffprobe", "-v", "error", "-select_streams", "v:0",
-                                             "-read_intervals", "%+3", "-count_frames", "-show_entries", "stream=nb_read_frames",
-                                             "-of", "csv=p=0", url])
-                let counts = frames.split(whereSeparator: \.isNewline).compactMap { Int($0) }
-                #expect((counts.first ?? 0) >= 25, "\(id): \(frames)")
+                let decoded = try gateway.decodedFrames(id)
+                #expect(decoded.frames >= 25, "\(id): \(decoded.output)")
             }
         }
     }

@@ -149,11 +149,9 @@ extension GatewayConfig {
         return discovery
     }
 
-    /// `secondary`: `{"group":…,"port":…}` with optional `source`, `maxSkewMilliseconds` (1…450,
-    /// ST 2022-7's class C bound; default 50) and `silenceMilliseconds` (10…10000; default 200).
-    static func decodeSecondPath(_ value: JSONValue, at path: JSONPath, _ reader: inout JSONReader) -> SecondPath? {
-        guard let object = reader.object(value, at: path, known: ["group", "port", "source", "maxSkewMilliseconds", "silenceMilliseconds"])
-        else { return nil }
+    /// An object's `group` and `port` (both required) and optional `source`: where a channel or its
+    /// second path arrives. Each is nil when missing or invalid (reported at its path).
+    static func decodeEndpoint(_ object: JSONObjectView, _ reader: inout JSONReader) -> (IPAddress?, Int?, IPAddress?) {
         let group = decodeGroup(object["group"], at: object.path("group"), &reader)
         if object["group"] == nil { reader.report(object.path("group"), "required string is missing") }
         let port = reader.integer(object["port"], at: object.path("port"), in: 1...65535)
@@ -163,6 +161,15 @@ extension GatewayConfig {
             source = IPAddress(parsing: text)
             if source == nil { reader.report(object.path("source"), "\"\(text)\" is not an IP address") }
         }
+        return (group, port, source)
+    }
+
+    /// `secondary`: `{"group":…,"port":…}` with optional `source`, `maxSkewMilliseconds` (1…450,
+    /// ST 2022-7's class C bound; default 50) and `silenceMilliseconds` (10…10000; default 200).
+    static func decodeSecondPath(_ value: JSONValue, at path: JSONPath, _ reader: inout JSONReader) -> SecondPath? {
+        guard let object = reader.object(value, at: path, known: ["group", "port", "source", "maxSkewMilliseconds", "silenceMilliseconds"])
+        else { return nil }
+        let (group, port, source) = decodeEndpoint(object, &reader)
         let skew = reader.integer(object["maxSkewMilliseconds"], at: object.path("maxSkewMilliseconds"), in: 1...450)
         let silence = reader.integer(object["silenceMilliseconds"], at: object.path("silenceMilliseconds"), in: 10...10_000)
         guard let group, let port else { return nil }
@@ -231,15 +238,7 @@ extension GatewayConfig {
                 kind = StaticChannel.Kind(rawValue: text)
                 if kind == nil { reader.report(object.path("kind"), "\"\(text)\" is not a channel kind (video, data, file)") }
             }
-            let group = decodeGroup(object["group"], at: object.path("group"), &reader)
-            if object["group"] == nil { reader.report(object.path("group"), "required string is missing") }
-            let port = reader.integer(object["port"], at: object.path("port"), in: 1...65535)
-            if object["port"] == nil { reader.report(object.path("port"), "required integer is missing") }
-            var source: IPAddress?
-            if let text = reader.string(object["source"], at: object.path("source")) {
-                source = IPAddress(parsing: text)
-                if source == nil { reader.report(object.path("source"), "\"\(text)\" is not an IP address") }
-            }
+            let (group, port, source) = decodeEndpoint(object, &reader)
             var rtp = true
             if let text = reader.string(object["transport"], at: object.path("transport")) {
                 switch text {
