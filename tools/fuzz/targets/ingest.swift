@@ -2,8 +2,9 @@
 // 2022-1 and Reed-Solomon recovery, plain-UDP TS reassembly) driven by a script of operations:
 //   0: captured frame   [link u8][length u16][bytes]
 //   1: SAP datagram     [length u16][bytes] to 239.255.255.255:9875
-//   2: media datagram   [channel u8][length u16][bytes] to that channel's group and port
-//   3: repair datagram  [channel u8][port offset u8][length u16][bytes]
+//   2: media datagram   [endpoint u8][length u16][bytes] to a channel's group and port (a
+//                       dual-path channel's second path is an endpoint of its own)
+//   3: repair datagram  [endpoint u8][port offset u8][length u16][bytes]
 //   4: time passes      [milliseconds u16], then tick
 // Every op also advances the clock 1 ms. Static channels cover each receiver kind.
 @testable import GrandstandCore
@@ -31,7 +32,16 @@ let channels: [GatewayConfig.StaticChannel] = [
     .init(name: "data-udp", kind: .data, group: ipv4(239, 1, 1, 6), port: 6000, rtp: false),
     // MPEG-TS over plain UDP: packets cut across datagrams, loss from continuity counters.
     .init(name: "video-udp", kind: .video, group: ipv4(239, 1, 1, 7), port: 5000, rtp: false),
+    // SMPTE ST 2022-7: the same RTP stream on two groups, and plain UDP failing over.
+    .init(name: "dual", kind: .video, group: ipv4(239, 1, 1, 8), port: 5000,
+          secondPath: SecondPath(endpoint: IngestEndpoint(group: ipv4(239, 1, 2, 8), port: 5000))),
+    .init(name: "dual-udp", kind: .video, group: ipv4(239, 1, 1, 9), port: 5000, rtp: false,
+          secondPath: SecondPath(endpoint: IngestEndpoint(group: ipv4(239, 1, 2, 9), port: 5000))),
 ]
+
+/// Where media datagrams go: every channel's group and port, and each second path.
+let mediaEndpoints: [Endpoint] = channels.compactMap { channel in channel.group.map { Endpoint(address: $0, port: channel.port) } }
+    + channels.compactMap { $0.secondPath.map { Endpoint(address: $0.endpoint.group, port: $0.endpoint.port) } }
 
 let configuration = IngestConfiguration(policy: .permissive, staticChannels: channels,
                                         recovery: FECRecovery.factory(math: { FailingMath() }))
@@ -53,14 +63,14 @@ func fuzzOne(_ bytes: [UInt8]) {
                                     payload: cursor.chunk(), timestampNanoseconds: now, hopLimit: 8)
             pipeline.ingest(datagram, into: &actions)
         case 2:
-            let channel = channels[Int(cursor.u8()) % channels.count]
-            let datagram = Datagram(source: streamer, destination: Endpoint(address: channel.group, port: channel.port),
+            let endpoint = mediaEndpoints[Int(cursor.u8()) % mediaEndpoints.count]
+            let datagram = Datagram(source: streamer, destination: endpoint,
                                     payload: cursor.chunk(), timestampNanoseconds: now, hopLimit: 8)
             pipeline.ingest(datagram, into: &actions)
         case 3:
-            let channel = channels[Int(cursor.u8()) % channels.count]
-            let port = channel.port &+ UInt16(cursor.u8() % 5)
-            let datagram = Datagram(source: streamer, destination: Endpoint(address: channel.group, port: port),
+            let endpoint = mediaEndpoints[Int(cursor.u8()) % mediaEndpoints.count]
+            let port = endpoint.port &+ UInt16(cursor.u8() % 5)
+            let datagram = Datagram(source: streamer, destination: Endpoint(address: endpoint.address, port: port),
                                     payload: cursor.chunk(), timestampNanoseconds: now, hopLimit: 8)
             pipeline.ingest(datagram, into: &actions)
         default:
