@@ -27,6 +27,20 @@ struct HealthMonitorTests {
         return all
     }
 
+    /// A lost ST 2022-7 path and an SRT channel without its peer are warnings: the service stays
+    /// up (and the LEDs green), the status names the channel.
+    @Test func lostRedundancyAndAnUnconnectedSRTChannelAreWarningsNotDownReasons() {
+        var monitor = Self.monitor()
+        let dual = Obs.ChannelCounters(stats: ["paths_down_current": .number(1), "packets_received": .number(100)])
+        let srt = Obs.ChannelCounters(stats: ["srt_connected_current": .number(0)])
+        let fine = Obs.ChannelCounters(stats: ["srt_connected_current": .number(1), "paths_down_current": .number(0)])
+        _ = monitor.update(Self.healthy(["dual": dual, "uplink": srt, "other": fine]), now: 0)
+        #expect(monitor.state.isUp)
+        #expect(monitor.state.warnings == ["path-down:dual", "srt-disconnected:uplink"])
+        _ = monitor.update(Self.healthy(["dual": fine, "uplink": fine]), now: Self.second)
+        #expect(monitor.state.warnings.isEmpty, "warnings follow the counters at once")
+    }
+
     @Test func firstObservationSetsTheStateAtOnce() {
         var monitor = Self.monitor()
         #expect(monitor.state.reasons == .notRunning)

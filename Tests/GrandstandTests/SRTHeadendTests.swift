@@ -82,7 +82,7 @@ import Testing
                 let channel = stats["channels"]?[id]
                 #expect((IngestStats.int(channel?["ts_packets"]) ?? 0) > 1_000, "\(id)")
                 #expect(IngestStats.int(channel?["gaps"]) == 0, "\(id): loopback loses nothing")
-                #expect(IngestStats.int(channel?["srt_connected"]) == 1, "\(id)")
+                #expect(IngestStats.int(channel?["srt_connected_current"]) == 1, "\(id)")
                 #expect((IngestStats.int(channel?["srt_packets_received"]) ?? 0) > 100, "\(id)")
                 #expect(IngestStats.int(channel?["srt_packets_undecrypted"]) == 0, "\(id)")
             }
@@ -164,7 +164,7 @@ import Testing
                 gateway.daemon.events.hub.recentKinds.filter { $0 == "srt-disconnected" }.count > disconnects
             }
             print("SRT frozen peer disconnected after \(String(format: "%.1f", Date().timeIntervalSince(frozen))) s")
-            #expect(IngestStats.int(try Self.stats(gateway)["channels"]?["guarded"]?["srt_connected"]) == 0)
+            #expect(IngestStats.int(try Self.stats(gateway)["channels"]?["guarded"]?["srt_connected_current"]) == 0)
             #expect(try Self.segments(gateway, "guarded") >= 1, "the playlist stays")
         }
     }

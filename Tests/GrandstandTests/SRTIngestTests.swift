@@ -69,20 +69,20 @@ import Testing
         let peer = try Self.caller(port: 9141)
         try Self.send(peer, blocks: 0..<100)
         try waitFor("100 messages as TS", timeout: 60) { received.count("backup") == 100 * 7 * 188 }
-        #expect(Self.stat(first, "backup", "srt_connected") == 1)
+        #expect(Self.stat(first, "backup", "srt_connected_current") == 1)
         // The pipeline's counters are published on the loop's next tick.
         try waitFor("the TS counted", timeout: 30) { Self.stat(first, "backup", "ts_packets") == 700 }
         #expect(Self.stat(first, "backup", "gaps") == 0 && Self.stat(first, "backup", "packets_received") == 100)
         // The peer goes quiet but its SRT link stays up (keepalives): a stall, counted once.
         try waitFor("a stall counted", timeout: 30) { Self.stat(first, "backup", "srt_stalls") == 1 }
-        #expect(Self.stat(first, "backup", "srt_connected") == 1)
+        #expect(Self.stat(first, "backup", "srt_connected_current") == 1)
         try Self.send(peer, blocks: 100..<101)
         try waitFor("the stalled peer's TS", timeout: 30) { received.count("backup") == 101 * 7 * 188 }
         // Stop while connected: within a wait slice or two, not a libsrt timeout.
         let stopping = Date()
         first.stop()
         #expect(Date().timeIntervalSince(stopping) < 2)
-        #expect(Self.stat(first, "backup", "srt_connected") == 0)
+        #expect(Self.stat(first, "backup", "srt_connected_current") == 0)
         // A live config change: a new ingest listens on the same port again.
         let second = try Self.ingest(channel, into: received)
         try second.start()
@@ -107,7 +107,7 @@ import Testing
             return accepted != nil
         }
         let peer = try #require(accepted)
-        try waitFor("connected as seen by the ingest", timeout: 30) { Self.stat(ingest, "uplink", "srt_connected") == 1 }
+        try waitFor("connected as seen by the ingest", timeout: 30) { Self.stat(ingest, "uplink", "srt_connected_current") == 1 }
         try Self.send(peer, blocks: 0..<20)
         try waitFor("20 messages as TS", timeout: 60) { received.count("uplink") == 20 * 7 * 188 }
         let stopping = Date()

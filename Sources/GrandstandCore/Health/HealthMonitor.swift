@@ -37,7 +37,10 @@ public struct HealthMonitor: Sendable {
         let venueRaw = venueAP != nil || observation.allowedStreamerHeard
         state = ServiceState(reasons: reasons, inVenue: inVenue.update(venueRaw, now: now, enter: enter, exit: exit))
         // Lost redundancy leaves the service up (the other path delivers) but is worth a look.
-        state.warnings = observation.channels.filter { $0.value.pathsDown > 0 }.keys.sorted().map { "path-down:\($0)" }
+        state.warnings = observation.channels.keys.sorted().flatMap { id -> [String] in
+            guard let channel = observation.channels[id] else { return [] }
+            return (channel.pathsDown > 0 ? ["path-down:\(id)"] : []) + (channel.srtDisconnected ? ["srt-disconnected:\(id)"] : [])
+        }
 
         var transitions: [HealthTransition] = []
         if since == nil || state.reasons != previous.reasons {

@@ -23,6 +23,8 @@ public struct HealthObservation: Sendable, Equatable {
         public var droppedFrames = 0, decodeErrors = 0
         /// [`paths_down_current`]: ST 2022-7 paths of the channel that are silent while the other delivers.
         public var pathsDown = 0
+        /// [`srt_connected_current`] is 0: an SRT channel with no peer (nil: not an SRT channel).
+        public var srtDisconnected = false
 
         public init(windows: Int = 0, windowFailures: Int = 0, packetsReceived: Int = 0, lostAfterRecovery: Int = 0,
                     droppedFrames: Int = 0, decodeErrors: Int = 0) {
@@ -41,6 +43,7 @@ public struct HealthObservation: Sendable, Equatable {
                       packetsReceived: value("packets_received"), lostAfterRecovery: value("gap_packets"),
                       droppedFrames: value("num_dropped_video_frames"), decodeErrors: value("num_decode_errors"))
             pathsDown = value("paths_down_current")
+            srtDisconnected = IngestStats.int(stats["srt_connected_current"]) == 0
         }
     }
 

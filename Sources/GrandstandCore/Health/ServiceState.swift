@@ -38,7 +38,8 @@ public struct ServiceState: Sendable, Equatable {
     public var reasons: ServiceDownReasons
     public var inVenue: Bool
     /// What holds nothing down but a technician should see: `path-down:CHANNEL` while one of a
-    /// channel's ST 2022-7 paths is silent (the other still delivers).
+    /// channel's ST 2022-7 paths is silent (the other still delivers), `srt-disconnected:CHANNEL`
+    /// while an SRT channel has no peer.
     public var warnings: [String] = []
 
     public init(reasons: ServiceDownReasons, inVenue: Bool = false) {

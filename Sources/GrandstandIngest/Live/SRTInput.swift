@@ -26,7 +26,7 @@ final class SRTInput: Sendable {
 
         var fields: [(String, Double)] {
             let counts: [(String, Int)] = [
-                ("srt_connected", connected ? 1 : 0), ("srt_connections", connections), ("srt_connect_failures", connectFailures),
+                ("srt_connected_current", connected ? 1 : 0), ("srt_connections", connections), ("srt_connect_failures", connectFailures),
                 ("srt_handshakes_refused", refusedHandshakes), ("srt_peers_refused", refusedPeers), ("srt_inbox_dropped", inboxDropped),
                 ("srt_stalls", stalls),
                 ("srt_packets_received", Int(ended.packetsReceived + current.packetsReceived)),
