@@ -104,7 +104,7 @@ public struct ProgramSplitter: Sendable {
             switch roles[pid] {
             case .none:
                 let mask = routes[pid]
-                guard mask != 0 else { counters.packetsLeftOut += isSplit ? 1 : 0; continue }
+                guard mask != 0 else { counters.packetsLeftOut += 1; continue }
                 var bits = mask
                 while bits != 0 {
                     let slot = bits.trailingZeroBitCount
@@ -112,7 +112,7 @@ public struct ProgramSplitter: Sendable {
                     outputs[slot]?.bytes.append(contentsOf: packet)
                 }
             case .sdt:
-                if isSplit { counters.packetsLeftOut += 1 }
+                counters.packetsLeftOut += 1
                 sections(of: UInt16(pid), role: .sdt, packet: packet, at: time)
             case .pat, .pmt:
                 sections(of: UInt16(pid), role: roles[pid], packet: packet, at: time)
