@@ -6,8 +6,8 @@ import TestSupport
 /// Packages packets into a fresh packager (one `ingest` per packet, gap markers where asked).
 func package(_ packets: [SyntheticStream.Packet], segmenter: SegmenterConfiguration = SegmenterConfiguration(),
              window: WindowConfiguration = WindowConfiguration(), gapBefore: Set<Int> = [], finish: Bool = false,
-             snapshot: ((HLSPackager) -> Void)? = nil) -> HLSPackager {
-    var packager = HLSPackager(segmenter: segmenter, window: window)
+             cmaf: Bool = false, snapshot: ((HLSPackager) -> Void)? = nil) -> HLSPackager {
+    var packager = HLSPackager(segmenter: segmenter, window: window, cmaf: cmaf)
     for (i, p) in packets.enumerated() {
         if gapBefore.contains(i) {
             _ = packager.gap(lostPackets: 3, timestampNanoseconds: p.capture)

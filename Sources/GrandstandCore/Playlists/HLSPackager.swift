@@ -1,9 +1,28 @@
 /// One channel's packaging: TS in, segments/parts and playlists out. Wraps the `Segmenter` and
-/// the `MediaWindow`; what the pipeline's `.transportStream` and `.gap` actions feed, and what
-/// the HTTP layer asks for playlists, resources and blocking-reload decisions.
+/// one `MediaWindow` per format: MPEG-TS (`seg<N>.ts`) and CMAF (`seg<N>.m4s` with `init<N>.mp4`
+/// headers, from the `CMAFFragmenter`), cut at the same places under the same numbers. What the
+/// pipeline's `.transportStream` and `.gap` actions feed, and what the HTTP layer asks for
+/// playlists, resources and blocking-reload decisions.
 public struct HLSPackager {
     public private(set) var segmenter: Segmenter
+    /// The MPEG-TS window (also what recordings and thumbnails read; kept when TS is not served,
+    /// see `formats`).
     public private(set) var window: MediaWindow
+    /// The CMAF window and its headers by id; nil when CMAF is off.
+    public private(set) var cmaf: CMAFOutput?
+
+    /// CMAF packaging state.
+    public struct CMAFOutput: Sendable {
+        public fileprivate(set) var fragmenter = CMAFFragmenter()
+        public fileprivate(set) var window: MediaWindow
+        /// Headers still used by a held segment, by id.
+        public fileprivate(set) var inits: [Int: [UInt8]] = [:]
+    }
+
+    /// The segment formats a playlist can be asked for.
+    public enum Format: String, Sendable, Equatable, CaseIterable {
+        case ts, cmaf
+    }
 
     /// What changed with one call: wake blocked requests when non-empty.
     public struct Update: Sendable, Equatable {
@@ -19,12 +38,34 @@ public struct HLSPackager {
         public var index: Int
     }
 
+    /// `cmaf`: also package CMAF (the segmenter then collects samples).
     public init(segmenter: SegmenterConfiguration = SegmenterConfiguration(),
                 window: WindowConfiguration = WindowConfiguration(),
                 keyframeDetector: any KeyframeDetector = NALUnitKeyframeDetector(),
-                storage: @escaping SegmentBufferFactory = ArraySegmentBuffer.factory) {
-        self.segmenter = Segmenter(configuration: segmenter, keyframeDetector: keyframeDetector)
-        self.window = MediaWindow(configuration: window, segmenter: segmenter, storage: storage)
+                storage: @escaping SegmentBufferFactory = ArraySegmentBuffer.factory, cmaf: Bool = false) {
+        var configuration = segmenter
+        configuration.collectsSamples = cmaf
+        self.segmenter = Segmenter(configuration: configuration, keyframeDetector: keyframeDetector)
+        self.window = MediaWindow(configuration: window, segmenter: configuration, storage: storage)
+        if cmaf {
+            var fragmented = window
+            fragmented.segmentExtension = "m4s"
+            self.cmaf = CMAFOutput(window: MediaWindow(configuration: fragmented, segmenter: configuration, storage: storage))
+        }
+    }
+
+    /// Whether `format` is packaged for this channel: TS always; CMAF when on and the timing
+    /// stream is one it carries (H.264, HEVC, AAC), known once the PMT arrived.
+    public func offers(_ format: Format) -> Bool {
+        switch format {
+        case .ts: true
+        case .cmaf: cmaf != nil && (segmenter.timing.map { CMAFFragmenter.supports(timing: $0.streamType) } ?? false)
+        }
+    }
+
+    /// The window of `format` (TS when CMAF is off).
+    public func window(_ format: Format) -> MediaWindow {
+        format == .cmaf ? cmaf?.window ?? window : window
     }
 
     /// n×188 TS bytes (any split) captured at `timestampNanoseconds` (`.transportStream`).
@@ -41,6 +82,7 @@ public struct HLSPackager {
     public mutating func finish() -> Update {
         let update = apply(segmenter.finish())
         window.finish()
+        cmaf?.window.finish()
         return update
     }
 
@@ -48,6 +90,7 @@ public struct HLSPackager {
         var update = Update()
         for event in events {
             window.apply(event)
+            if cmaf != nil { applyCMAF(event) }
             switch event {
             case .part(let p): update.partsPublished.append(PartName(mediaSequence: p.mediaSequence, index: p.index))
             case .segmentCompleted(let n, _): update.segmentsCompleted.append(n)
@@ -58,11 +101,37 @@ public struct HLSPackager {
         return update
     }
 
+    private mutating func applyCMAF(_ event: SegmenterEvent) {
+        guard var output = cmaf else { return }
+        cmaf = nil   // keep the CMAF state uniquely referenced while it changes
+        for result in output.fragmenter.apply(event) {
+            if let (id, bytes) = result.newInit { output.inits[id] = bytes }
+            output.window.apply(result.event)
+            if let id = result.initID, case .part(let part) = result.event { output.window.useMap(id, forSegment: part.mediaSequence) }
+        }
+        if output.inits.count > 1 {
+            let used = output.window.mapsInUse.union(output.fragmenter.current.map { [$0.id] } ?? [])
+            output.inits = output.inits.filter { used.contains($0.key) }
+        }
+        cmaf = output
+    }
+
     /// `live.m3u8` (LL-HLS tags included; classic clients ignore them).
-    public func livePlaylist() -> String { window.playlist() }
-    public func rewindPlaylist(_ position: RewindPosition) -> String { window.rewindPlaylist(position) }
-    public func reloadDecision(msn: Int?, part: Int?) -> ReloadDecision { window.reloadDecision(msn: msn, part: part) }
-    public func resource(named name: String) -> ResourceLookup { window.resource(named: name) }
+    public func livePlaylist(_ format: Format = .ts) -> String { window(format).playlist() }
+    public func rewindPlaylist(_ position: RewindPosition, _ format: Format = .ts) -> String { window(format).rewindPlaylist(position) }
+    public func reloadDecision(msn: Int?, part: Int?, _ format: Format = .ts) -> ReloadDecision {
+        window(format).reloadDecision(msn: msn, part: part)
+    }
+
+    /// A segment or part (`seg<N>[.<P>].ts` / `.m4s`) or a CMAF header (`init<N>.mp4`).
+    public func resource(named name: String) -> ResourceLookup {
+        guard let cmaf else { return window.resource(named: name) }
+        if name.hasSuffix(".m4s") { return cmaf.window.resource(named: name) }
+        if name.hasPrefix("init"), name.hasSuffix(".mp4"), let id = Int(name.dropFirst(4).dropLast(4)), let bytes = cmaf.inits[id] {
+            return .media(SegmentBytes(bytes))
+        }
+        return window.resource(named: name)
+    }
 
     /// Counters for stats.json (snake_case keys, deterministic order).
     public var statistics: [(String, Int64)] {
@@ -83,6 +152,17 @@ public struct HLSPackager {
             ("ts_packets", Int64(d.packets)), ("ts_malformed_packets", Int64(d.malformedPackets)),
             ("ts_section_errors", Int64(d.sectionErrors)), ("ts_pes_discarded", Int64(d.pesDiscarded)),
         ]
+        if let cmaf {
+            let c = cmaf.fragmenter.statistics
+            rows += [
+                ("cmaf_chunks", Int64(c.chunks)), ("cmaf_init_segments", Int64(c.initSegments)),
+                ("cmaf_segments_unpackaged", Int64(c.segmentsUnpackaged)),
+                ("cmaf_unsupported_audio_pes", Int64(c.unsupportedAudioPES)), ("cmaf_bad_adts_frames", Int64(c.badADTSFrames)),
+                ("cmaf_audio_frames_overlapping", Int64(c.audioFramesOverlapping)),
+                ("cmaf_companion_pes_dropped", Int64(s.companionPESDropped)),
+                ("cmaf_bytes_held", Int64(cmaf.window.bytes)),
+            ]
+        }
         for reason in DiscontinuityReason.allCases {
             rows.append(("hls_discontinuities_" + reason.rawValue, Int64(s.discontinuities[reason] ?? 0)))
         }

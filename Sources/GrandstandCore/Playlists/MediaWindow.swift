@@ -8,8 +8,10 @@ public struct WindowConfiguration: Sendable, Equatable {
     /// Segments kept fetchable after they left the playlist, for clients that loaded the
     /// playlist just before (RFC 8216bis §6.2.2 asks for the playlist's duration; see docs/hls.md).
     public var retiredSegments: Int
-    /// URI stem: segments are `<prefix><msn>.ts`, parts `<prefix><msn>.<part>.ts`.
+    /// URI stem: segments are `<prefix><msn>.<ext>`, parts `<prefix><msn>.<part>.<ext>`.
     public var segmentPrefix: String
+    /// `ts` for MPEG-TS, `m4s` for CMAF (whose headers are `init<N>.mp4`, EXT-X-MAP).
+    public var segmentExtension = "ts"
     /// How long a blocked request waits before 503/404; nil: three target durations (§6.2.5.2).
     public var blockTimeoutNanoseconds: Int64?
 
@@ -44,6 +46,10 @@ public struct StoredSegment: Sendable, Equatable {
     public var parts: [StoredPart]
     /// The segment's bytes; `parts[i].range` are offsets into them.
     public var bytes: SegmentBytes
+    /// Its start on the presentation timeline (`SegmentStart.presentationTicks`).
+    public var presentationTicks: Int64 = 0
+    /// The header (EXT-X-MAP `init<N>.mp4`) its media needs; nil for TS.
+    public var map: Int?
 }
 
 /// Counters of the window (snake_case stats keys).
@@ -71,6 +77,8 @@ public struct MediaWindow: Sendable {
     private var discontinuitySequence = 0
     /// The sequence number the next segment will get (for preload hints before it starts).
     public private(set) var nextMediaSequence = 0
+    /// The header the newest segment uses (CMAF); a new segment starts with it.
+    public private(set) var currentMap: Int?
 
     public init(configuration: WindowConfiguration = WindowConfiguration(),
                 segmenter: SegmenterConfiguration = SegmenterConfiguration(),
@@ -97,7 +105,8 @@ public struct MediaWindow: Sendable {
                                           discontinuitySequence: discontinuitySequence, isGap: false,
                                           independent: start.independent,
                                           programDateTimeNanoseconds: start.programDateTimeNanoseconds,
-                                          durationTicks: 0, complete: false, parts: [], bytes: []))
+                                          durationTicks: 0, complete: false, parts: [], bytes: [],
+                                          presentationTicks: start.presentationTicks, map: currentMap))
             nextMediaSequence = start.mediaSequence + 1
         case .part(let part):
             guard let last = segments.indices.last, !segments[last].complete,
@@ -115,17 +124,30 @@ public struct MediaWindow: Sendable {
             guard let last = segments.indices.last, segments[last].mediaSequence == sequence else { return }
             segments[last].complete = true
             segments[last].durationTicks = duration
+            // Nothing of it could be packaged (CMAF without parameter sets): list it as a gap.
+            if segments[last].parts.isEmpty { segments[last].isGap = true }
             evict()
         case .gap(let gap):
             segments.append(StoredSegment(mediaSequence: gap.mediaSequence, discontinuity: nil,
                                           discontinuitySequence: discontinuitySequence, isGap: true, independent: false,
                                           programDateTimeNanoseconds: gap.programDateTimeNanoseconds,
-                                          durationTicks: gap.durationTicks, complete: true, parts: [], bytes: SegmentBytes(gap.bytes)))
+                                          durationTicks: gap.durationTicks, complete: true, parts: [], bytes: SegmentBytes(gap.bytes),
+                                          presentationTicks: gap.presentationTicks, map: currentMap))
             bytes += gap.bytes.count
             nextMediaSequence = gap.mediaSequence + 1
             evict()
         }
     }
+
+    /// The open segment `sequence` (and those after it) use header `map`.
+    public mutating func useMap(_ map: Int, forSegment sequence: Int) {
+        currentMap = map
+        guard let last = segments.indices.last, segments[last].mediaSequence == sequence else { return }
+        segments[last].map = map
+    }
+
+    /// Headers any held segment (listed, open or retired) still uses.
+    public var mapsInUse: Set<Int> { Set((segments + retired).compactMap(\.map)) }
 
     /// End of the stream: an open segment without media is dropped and playlists get EXT-X-ENDLIST.
     public mutating func finish() {
@@ -151,14 +173,19 @@ public struct MediaWindow: Sendable {
 
     // MARK: Naming
 
-    public func segmentName(_ sequence: Int) -> String { "\(configuration.segmentPrefix)\(sequence).ts" }
-    public func partName(_ sequence: Int, _ index: Int) -> String { "\(configuration.segmentPrefix)\(sequence).\(index).ts" }
+    public func segmentName(_ sequence: Int) -> String { "\(configuration.segmentPrefix)\(sequence).\(configuration.segmentExtension)" }
+    public func partName(_ sequence: Int, _ index: Int) -> String {
+        "\(configuration.segmentPrefix)\(sequence).\(index).\(configuration.segmentExtension)"
+    }
+    /// The header `map`'s URI (EXT-X-MAP).
+    public static func mapName(_ map: Int) -> String { "init\(map).mp4" }
 
     /// (sequence, part index?) from a resource name, nil when it is not one of ours.
     func parseName(_ name: String) -> (sequence: Int, part: Int?)? {
         let prefix = configuration.segmentPrefix
-        guard name.hasPrefix(prefix), name.hasSuffix(".ts") else { return nil }
-        let core = name.dropFirst(prefix.count).dropLast(3)
+        let suffix = "." + configuration.segmentExtension
+        guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
+        let core = name.dropFirst(prefix.count).dropLast(suffix.count)
         let fields = core.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(fields.count), fields.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
               fields.allSatisfy({ $0.count <= 9 }), let sequence = Int(fields[0]) else { return nil }

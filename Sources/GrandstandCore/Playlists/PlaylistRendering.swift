@@ -53,10 +53,16 @@ extension MediaWindow {
         if let offset = options.startOffsetTicks {
             out += "#EXT-X-START:TIME-OFFSET=" + PlaylistFormat.seconds(offset, decimals: 3) + ",PRECISE=YES\n"
         }
+        var map: Int?
         for index in listed.indices {
             let segment = segments[index]
             // The first listed segment's own tag is folded into DISCONTINUITY-SEQUENCE.
             if segment.discontinuity != nil && index != listed.startIndex { out += "#EXT-X-DISCONTINUITY\n" }
+            // EXT-X-MAP before the first segment and wherever the header changes (§4.4.4.5).
+            if let m = segment.map ?? (map == nil ? listed.lazy.compactMap(\.map).first : nil), m != map {
+                out += "#EXT-X-MAP:URI=\"" + Self.mapName(m) + "\"\n"
+                map = m
+            }
             out += "#EXT-X-PROGRAM-DATE-TIME:" + PlaylistFormat.dateTime(nanoseconds: segment.programDateTimeNanoseconds) + "\n"
             if options.lowLatency && listsParts(of: index, in: listed) {
                 for part in segment.parts {

@@ -61,12 +61,26 @@ public struct Segmenter {
     var partIndependent = false
     var partHasMedia = false
     var anchor: (ticks: Int64, capture: Int64)?
+    /// The open segment's start on the presentation timeline, and where the last one ended.
+    var segmentPresentation: Int64 = 0
+    var presentationEnd: Int64?
+
+    // Samples for CMAF (`configuration.collectsSamples`): the open part's, and other streams'
+    // PES packets not yet given to a part.
+    var partSamples = PartSamples()
+    var companions: [CompanionPES] = []
+    var audioPIDs: [UInt16] = []
+    /// Set by `finish`: the last part takes every other stream's packet still held.
+    var endOfStream = false
+    /// The first payload bytes of each audio stream's newest PES (its frame header).
+    var audioHeads: [UInt16: [UInt8]] = [:]
 
     public init(configuration: SegmenterConfiguration = SegmenterConfiguration(),
                 keyframeDetector: any KeyframeDetector = NALUnitKeyframeDetector(), firstMediaSequence: Int = 0) {
         self.configuration = configuration
         self.detector = keyframeDetector
         self.nextSequence = firstMediaSequence
+        if configuration.collectsSamples { demuxer.selection = .all }
     }
 
     /// The media sequence number the next segment will get.
@@ -99,7 +113,12 @@ public struct Segmenter {
     /// segment completed.
     public mutating func finish() -> [SegmenterEvent] {
         output.removeAll(keepingCapacity: true)
-        for event in demuxer.flush() { if case .pes(let pes) = event, pes.pid == timing?.pid { completedPES = pes } }
+        for event in demuxer.flush() {
+            guard case .pes(let pes) = event else { continue }
+            if pes.pid == timing?.pid { completedPES = pes } else if configuration.collectsSamples { companionArrived(pes) }
+        }
+        // The stream ends: other streams' packets after the last access unit go in the last part.
+        endOfStream = true
         commitPending(nextDTS: nil)
         if let end = lastEnd { closeSegment(end: end) }
         return output
@@ -121,6 +140,8 @@ public struct Segmenter {
                 } else {
                     completedPES = pes
                 }
+            case .pes(let pes) where configuration.collectsSamples:
+                companionArrived(pes)
             case .pesStarted(let pid, let header, let ts) where pid == timing?.pid:
                 accessUnitStarted(header: header, capture: ts)
             case .continuityError(let pid, _, _) where pid != 0 && pid != demuxer.pmtPID:
@@ -149,6 +170,7 @@ public struct Segmenter {
             statistics.packetsNotInProgram += 1
             return
         }
+        if packet.payloadUnitStart, configuration.collectsSamples, audioPIDs.contains(packet.pid) { audioPESStarted(packet) }
         pending?.packets.append(contentsOf: bytes)
     }
 
@@ -166,5 +188,6 @@ public struct Segmenter {
             restartSignal = restartSignal ?? .programChange
         }
         timing = newTiming
+        audioPIDs = pmt.streams.filter { $0.streamType == .aacADTS && $0.pid != newTiming?.pid }.map(\.pid)
     }
 }

@@ -24,6 +24,9 @@ public struct SegmenterConfiguration: Sendable, Equatable {
     public var clockToleranceNanoseconds: Int64
     /// Holes longer than this become a discontinuity instead of gap segments (default 30 s).
     public var maximumGapTicks: Int64
+    /// Parts also carry their access units and the other streams' PES packets (`PartSamples`),
+    /// for CMAF packaging. Off, only the timing stream is reassembled.
+    public var collectsSamples = false
 
     public init(targetDuration: Double = 2, partTarget: Double = 0.4, timestampJump: Double = 2,
                 pcrJump: Double = 1, clockTolerance: Double = 1, maximumGap: Double = 30) {

@@ -10,10 +10,7 @@ extension Segmenter {
         var dts: Int64?
         if let raw {
             if let lastRaw = lastRawDTS {
-                // Signed distance modulo 2^33 (PTS/DTS wrap after ~26.5 h).
-                var delta = (raw - lastRaw) & 0x1_FFFF_FFFF
-                if delta >= 0x1_0000_0000 { delta -= 0x2_0000_0000 }
-                dts = lastUnwrappedDTS + delta
+                dts = lastUnwrappedDTS + Self.signedDelta(raw, from: lastRaw)
             } else {
                 dts = raw
             }
@@ -61,6 +58,7 @@ extension Segmenter {
             }
         }
 
+        if resync != nil, configuration.collectsSamples { dropCompanions(outside: dts) }
         switch resync {
         case .start(let reason)?:
             guard keyframe else { statistics.accessUnitsDropped += 1; return }
@@ -101,6 +99,7 @@ extension Segmenter {
             partHasMedia = true
         }
         partBytes.append(contentsOf: au.packets)
+        if configuration.collectsSamples, let pes, pes.complete { place(pes, dts: dts, duration: duration, keyframe: keyframe) }
         lastEnd = dts + duration
         lastDuration = duration
         lastEndCapture = au.captureNanoseconds + MediaClock.nanoseconds(ticks: duration)
@@ -145,8 +144,10 @@ extension Segmenter {
         var at = start
         for i in 0..<count {
             let length = i == count - 1 ? start + hole - at : hole / count
+            let presentation = presentationEnd ?? presentationTicks(at)
             let gap = GapSegment(mediaSequence: nextSequence, durationTicks: length, programDateTimeNanoseconds: dateTime(at),
-                                 bytes: programHeader())
+                                 bytes: programHeader(), presentationTicks: presentation)
+            presentationEnd = presentation + length
             nextSequence += 1
             statistics.gapSegments += 1
             statistics.gapTicks += length
@@ -166,6 +167,13 @@ extension Segmenter {
             statistics.programDateTimeReanchors += 1
             anchor = (dts, capture)
         }
+        // The presentation timeline runs on from the last end; it is (re)anchored to the program
+        // date-time at the start and after a discontinuity, never going back.
+        if discontinuity != nil || presentationEnd == nil {
+            segmentPresentation = max(presentationEnd ?? 0, presentationTicks(dts))
+        } else {
+            segmentPresentation = presentationEnd!
+        }
         let sequence = nextSequence
         nextSequence += 1
         segment = (sequence, dts)
@@ -175,7 +183,7 @@ extension Segmenter {
         statistics.segments += 1
         output.append(.segmentStarted(SegmentStart(mediaSequence: sequence, discontinuity: discontinuity,
                                                    programDateTimeNanoseconds: dateTime(dts), independent: independent,
-                                                   startTicks: dts)))
+                                                   startTicks: dts, presentationTicks: segmentPresentation)))
     }
 
     /// The current PAT and PMT packets, which open every segment.
@@ -192,11 +200,28 @@ extension Segmenter {
         return anchor.capture + MediaClock.nanoseconds(ticks: ticks - anchor.ticks)
     }
 
+    /// The program date-time of media time `ticks` in 90 kHz ticks since 1970.
+    func presentationTicks(_ ticks: Int64) -> Int64 { dateTime(ticks) / 100_000 * 9 }
+
     mutating func closePart(end: Int64) {
         guard let open = segment, partHasMedia else { return }
         statistics.parts += 1
+        if configuration.collectsSamples {
+            // Other streams' packets go with the part their PTS falls in (or an earlier one).
+            if endOfStream || companions.allSatisfy({ $0.presentationTicks < end }) {
+                partSamples.companions = companions
+                companions = []
+            } else {
+                partSamples.companions = companions.filter { $0.presentationTicks < end }
+                companions.removeAll { $0.presentationTicks < end }
+            }
+            partSamples.audioPIDs = audioPIDs
+            partSamples.audioHeads = audioHeads
+        }
         output.append(.part(PartOutput(mediaSequence: open.sequence, index: partIndex, durationTicks: end - partStart,
-                                       independent: partIndependent, bytes: partBytes)))
+                                       independent: partIndependent, bytes: partBytes, startTicks: partStart,
+                                       samples: partSamples)))
+        partSamples = PartSamples()
         partIndex += 1
         partBytes = []
         partBytes.reserveCapacity(64 * 1024)
@@ -207,6 +232,7 @@ extension Segmenter {
         guard let open = segment else { return }
         closePart(end: end)
         segment = nil
+        presentationEnd = segmentPresentation + (end - open.startTicks)
         output.append(.segmentCompleted(mediaSequence: open.sequence, durationTicks: end - open.startTicks))
     }
 }

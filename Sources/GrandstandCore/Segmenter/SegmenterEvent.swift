@@ -31,6 +31,10 @@ public struct SegmentStart: Sendable, Equatable {
     public var independent: Bool
     /// DTS (unwrapped, 90 kHz) of its first access unit.
     public var startTicks: Int64
+    /// Where it starts on the presentation timeline (90 kHz): continuous from segment to segment
+    /// and across gaps, so fragmented-MP4 decode times never jump back; at the first segment and
+    /// after a discontinuity it is the program date-time (never earlier than the last end).
+    public var presentationTicks: Int64 = 0
 }
 
 /// A finished LL-HLS part: whole TS packets, PAT/PMT first when it opens its segment.
@@ -41,6 +45,47 @@ public struct PartOutput: Sendable, Equatable {
     /// Starts with a keyframe (EXT-X-PART INDEPENDENT=YES).
     public var independent: Bool
     public var bytes: [UInt8]
+    /// DTS (unwrapped, 90 kHz) where it starts.
+    public var startTicks: Int64 = 0
+    /// Its timing-stream access units and other streams' PES packets, when the configuration
+    /// asks for them (`collectsSamples`: CMAF packaging); empty otherwise.
+    public var samples = PartSamples()
+}
+
+/// The elementary-stream content of one part, for packagers other than TS (CMAF).
+public struct PartSamples: Sendable, Equatable {
+    /// The timing stream's access units placed in the part, in decode order.
+    public var accessUnits: [PlacedAccessUnit] = []
+    /// Whole PES packets of the program's other streams (audio) whose PTS falls before the part's
+    /// end, in arrival order.
+    public var companions: [CompanionPES] = []
+    /// The AAC (ADTS) streams the PMT lists besides the timing stream.
+    public var audioPIDs: [UInt16] = []
+    /// The first payload bytes of each of those streams' newest PES (an ADTS header).
+    public var audioHeads: [UInt16: [UInt8]] = [:]
+    public init() {}
+}
+
+/// A timing-stream access unit as the segmenter placed it.
+public struct PlacedAccessUnit: Sendable, Equatable {
+    public var streamType: StreamType
+    /// DTS, unwrapped (90 kHz).
+    public var decodeTicks: Int64
+    /// PTS − DTS (90 kHz; 0 without B-frames).
+    public var compositionOffsetTicks: Int64
+    public var durationTicks: Int64
+    public var keyframe: Bool
+    /// The PES payload (Annex B for H.264/HEVC, ADTS for AAC).
+    public var payload: [UInt8]
+}
+
+/// A PES packet of another stream of the program, its PTS unwrapped onto the timing stream's
+/// timeline (90 kHz).
+public struct CompanionPES: Sendable, Equatable {
+    public var pid: UInt16
+    public var streamType: StreamType
+    public var presentationTicks: Int64
+    public var payload: [UInt8]
 }
 
 /// A hole in the media (EXT-X-GAP): no bytes, only its place on the timeline.
@@ -50,6 +95,8 @@ public struct GapSegment: Sendable, Equatable {
     public var programDateTimeNanoseconds: Int64
     /// What its URI serves to clients that load it anyway: the PAT and PMT, no media.
     public var bytes: [UInt8]
+    /// Where it starts on the presentation timeline (see `SegmentStart.presentationTicks`).
+    public var presentationTicks: Int64 = 0
 }
 
 /// What the segmenter produced, in order: a segment starts, its parts follow, then it completes.
@@ -80,6 +127,9 @@ public struct SegmenterStatistics: Sendable, Equatable {
     /// Packets of PIDs outside the program, dropped from segments.
     public var packetsNotInProgram = 0
     public var programDateTimeReanchors = 0
+    /// Other streams' PES packets dropped for CMAF: outside the media listed after a
+    /// resynchronisation, or beyond the backlog limit.
+    public var companionPESDropped = 0
 
     public init() {}
 
