@@ -44,15 +44,10 @@ public struct FanRoutes: Sendable {
                 return Self.noCache(.json(ChannelCatalog.messagesJSON(messages).encoded + "\n"))
             },
             HTTPRoute("GET", "/channels/{id}/events") { FanEvents.open($0, channel: $0.parameters["id"] ?? "", gateway: gateway) },
-            HTTPRoute(["GET"], "/channels/{id}/live.m3u8", deferring: { live($0, $1) }),
-            HTTPRoute(["GET"], "/channels/{id}/rewind.m3u8", deferring: { request, _ in
-                video(request) { channel, _ in
-                    guard let position = RewindPosition.parse(query: Self.query(request, keys: ["offset", "at"])[...]) else {
-                        return .text(400, "rewind.m3u8 needs offset=SECONDS (e.g. -20) or at=UNIX_MILLISECONDS")
-                    }
-                    return channel.rewindPlaylist(position)
-                }
-            }),
+            HTTPRoute(["GET"], "/channels/{id}/live.m3u8", deferring: { live($0, $1, format: nil) }),
+            HTTPRoute(["GET"], "/channels/{id}/live-ts.m3u8", deferring: { live($0, $1, format: .ts) }),
+            HTTPRoute(["GET"], "/channels/{id}/rewind.m3u8", deferring: { request, _ in rewind(request, format: nil) }),
+            HTTPRoute(["GET"], "/channels/{id}/rewind-ts.m3u8", deferring: { request, _ in rewind(request, format: .ts) }),
             HTTPRoute(["GET"], "/channels/{id}/thumbnail.jpg", deferring: { request, _ in
                 video(request) { channel, _ in
                     guard let jpeg = channel.thumbnailJPEG else { return .text(404, "no thumbnail yet") }
@@ -63,7 +58,7 @@ public struct FanRoutes: Sendable {
             HTTPRoute(["GET"], "/channels/{id}/{segment}", deferring: { request, responder in
                 video(request) { channel, now in
                     let name = request.parameters["segment"] ?? ""
-                    guard name.hasSuffix(".ts") else { return .text(404, "not found") }
+                    guard name.hasSuffix(".ts") || name.hasSuffix(".m4s") || name.hasSuffix(".mp4") else { return .text(404, "not found") }
                     return channel.resource(name, responder: responder, now: now)
                 }
             }),
@@ -90,15 +85,30 @@ public struct FanRoutes: Sendable {
         return body(channel, SystemClock().wallNanoseconds())
     }
 
-    /// `live.m3u8`, with scheduled inserts spliced in, or an LL-HLS blocking reload (deferred).
-    private func live(_ request: HTTPRequest, _ responder: HTTPResponder) -> HTTPResponse? {
+    /// `rewind.m3u8` (the channel's preferred format) or `rewind-ts.m3u8`.
+    private func rewind(_ request: HTTPRequest, format: VideoChannel.Format?) -> HTTPResponse? {
+        video(request) { channel, _ in
+            guard let position = RewindPosition.parse(query: Self.query(request, keys: ["offset", "at"])[...]) else {
+                return .text(400, "rewind.m3u8 needs offset=SECONDS (e.g. -20) or at=UNIX_MILLISECONDS")
+            }
+            return channel.rewindPlaylist(position, format: format ?? channel.preferredFormat)
+        }
+    }
+
+    /// `live.m3u8` (CMAF where the channel has it, else TS) or `live-ts.m3u8`, with scheduled
+    /// inserts spliced in (their clips are TS: such a channel's live playlist is TS while it has
+    /// inserts), or an LL-HLS blocking reload (deferred).
+    private func live(_ request: HTTPRequest, _ responder: HTTPResponder, format requested: VideoChannel.Format?) -> HTTPResponse? {
         video(request) { channel, now in
             let id = request.parameters["id"] ?? ""
-            if let spliced = inserts?.liveWithInserts(id, render: { channel.livePlaylist(ReloadRequest(), responder: responder, now: now) }) { return spliced }
+            let format = requested ?? channel.preferredFormat
+            if let spliced = inserts?.liveWithInserts(id, render: { channel.livePlaylist(ReloadRequest(), format: .ts, responder: responder, now: now) }) {
+                return spliced
+            }
             switch ReloadRequest.parse(query: Self.query(request, keys: ["_HLS_msn", "_HLS_part", "_HLS_skip"])[...]) {
             case .failure(.badValue(let key)): return .text(400, "bad \(key)")
             case .success(let reload):
-                guard reload.msn != nil else { return channel.livePlaylist(reload, responder: responder, now: now) }
+                guard reload.msn != nil else { return channel.livePlaylist(reload, format: format, responder: responder, now: now) }
                 // A blocking reload's URL names one playlist state: caches may keep the answer
                 // (Apple's LL-HLS guidance: six target durations).
                 let maxAge = 6 * gateway.settings.segmenter.targetDurationSeconds
@@ -109,7 +119,7 @@ public struct FanRoutes: Sendable {
                     response.headers.append(("Cache-Control", "public, max-age=\(maxAge)"))
                     return response
                 }
-                return channel.livePlaylist(reload, responder: responder.adapting(cacheable), now: now).map(cacheable)
+                return channel.livePlaylist(reload, format: format, responder: responder.adapting(cacheable), now: now).map(cacheable)
             }
         }
     }
@@ -160,6 +170,11 @@ public enum ChannelCatalog {
                     ("live", .bool(summary.live)),
                     ("playlist", .string(base + "live.m3u8")),
                     ("rewind", .string(base + "rewind.m3u8?offset=-20")),
+                    // What live.m3u8 carries, its RFC 6381 codecs, and the TS form for legacy clients.
+                    ("format", .string(summary.format.rawValue)),
+                    ("codecs", summary.codecs.map(JSONValue.string) ?? .null),
+                    ("playlistTS", .string(base + "live-ts.m3u8")),
+                    ("rewindTS", .string(base + "rewind-ts.m3u8?offset=-20")),
                     ("thumbnail", summary.hasThumbnail ? .string(base + "thumbnail.jpg") : .null),
                     ("bandwidth", .number(Double(summary.bitsPerSecond))),
                 ]

@@ -33,6 +33,8 @@ public final class Gateway: Sendable {
         var healthQueueBytes = 512 << 10
         /// Segments in memory files answered with sendfile (docs/serving.md); false: arrays.
         public var memoryFileSegments = true
+        /// Package CMAF beside TS (`hls.cmaf`).
+        public var cmaf = true
 
         public init() {}
 
@@ -42,6 +44,7 @@ public final class Gateway: Sendable {
             window = hls.window
             keepRemovedNanoseconds = Int64(hls.rewindWindowSeconds * 1e9)
             videoHealth = hls.videoHealth
+            cmaf = hls.cmaf
         }
     }
 
@@ -128,7 +131,8 @@ public final class Gateway: Sendable {
                             if let old = state.video[channel.id] { finished.append(old); replaced.append(old) }
                             state.video[channel.id] = VideoChannel(id: channel.id, segmenter: settings.segmenter, window: settings.window,
                                                              storage: settings.memoryFileSegments ? MemoryFileSegmentBuffer.factory : ArraySegmentBuffer.factory,
-                                                             healthQueueBytes: settings.videoHealth ? settings.healthQueueBytes : nil)
+                                                             healthQueueBytes: settings.videoHealth ? settings.healthQueueBytes : nil,
+                                                             cmaf: settings.cmaf)
                         }
                     case .data, .file:
                         if state.data[channel.id] == nil { state.data[channel.id] = [] }

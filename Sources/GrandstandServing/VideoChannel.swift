@@ -9,9 +9,11 @@ import Synchronization
 /// the capture thread feeds it, HTTP handlers and the serving timer read it.
 public final class VideoChannel: Sendable {
     enum Waiting {
-        case live
+        case live(HLSPackager.Format)
         case resource(String)
     }
+
+    public typealias Format = HLSPackager.Format
 
     let id: String
     /// Decode health on its own thread (nil when `hls.videoHealth` is off); has its own lock.
@@ -24,7 +26,8 @@ public final class VideoChannel: Sendable {
         /// Distinguishes this packager's segments from an earlier one's of the same channel (ETags).
         let instance: String
         var packager: HLSPackager
-        var blocked = BlockedRequests<Int>()
+        /// Held requests per format (each resolves against its own window).
+        var blocked: [Format: BlockedRequests<Int>] = [:]
         var waiting: [Int: (responder: HTTPResponder, kind: Waiting)] = [:]
         var nextToken = 0
         /// Set when the channel left the list: playlists end (ENDLIST) and it is dropped later.
@@ -35,7 +38,7 @@ public final class VideoChannel: Sendable {
         var thumbnailSegment = -1
         /// The live playlist answer (text and ETag) until the window next changes: polling clients
         /// share one rendering instead of one each.
-        var liveAnswer: HTTPResponse?
+        var liveAnswers: [Format: HTTPResponse] = [:]
         /// Segment and part answers made since the window last changed (at most 4 MiB of media):
         /// fans ask for the same newest parts, and a shared answer costs no copy of the media.
         var mediaAnswers: [String: HTTPResponse] = [:]
@@ -47,7 +50,7 @@ public final class VideoChannel: Sendable {
 
         /// The window changed: cached answers are stale.
         mutating func forgetAnswers() {
-            liveAnswer = nil
+            liveAnswers = [:]
             mediaAnswers = [:]
             mediaAnswerBytes = 0
         }
@@ -69,12 +72,14 @@ public final class VideoChannel: Sendable {
         /// Answers every held request the window can now answer.
         mutating func resolve() -> [(HTTPResponder, HTTPResponse)] {
             var ready: [(HTTPResponder, HTTPResponse)] = []
-            for (token, outcome) in blocked.resolve(window: packager.window) {
+            var outcomes: [(Int, BlockedRequests<Int>.Outcome)] = []
+            for format in blocked.keys { outcomes += blocked[format]!.resolve(window: packager.window(format)) }
+            for (token, outcome) in outcomes {
                 guard let entry = waiting.removeValue(forKey: token) else { continue }
                 switch outcome {
                 case .ready:
                     switch entry.kind {
-                    case .live: ready.append((entry.responder, liveResponse()))
+                    case .live(let format): ready.append((entry.responder, liveResponse(format)))
                     case .resource(let name): ready.append((entry.responder, mediaResponse(name)))
                     }
                 case .badRequest(let why): ready.append((entry.responder, .text(400, why)))
@@ -86,7 +91,8 @@ public final class VideoChannel: Sendable {
 
         mutating func hold(_ request: BlockedRequests<Int>.Request, _ kind: Waiting, _ responder: HTTPResponder, now: Int64) {
             nextToken += 1
-            blocked.add(nextToken, request, window: packager.window, nowNanoseconds: now)
+            let format = Self.format(of: kind)
+            blocked[format, default: BlockedRequests<Int>()].add(nextToken, request, window: packager.window(format), nowNanoseconds: now)
             waiting[nextToken] = (responder, kind)
         }
 
@@ -101,26 +107,35 @@ public final class VideoChannel: Sendable {
             return answer
         }
 
+        /// Which window a held request waits on.
+        static func format(of kind: Waiting) -> Format {
+            switch kind {
+            case .live(let format): format
+            case .resource(let name): name.hasSuffix(".ts") ? .ts : .cmaf
+            }
+        }
+
         func makeMediaResponse(_ name: String) -> HTTPResponse {
             switch packager.resource(named: name) {
             case .media(let bytes), .gap(let bytes):
                 // Complete segments and parts never change: clients and caches may keep them. Not
                 // for long: a restarted channel reuses the names (docs/serving.md). The strong tag
                 // names this packager's instance, so a restart never repeats one.
-                return HTTPResponse(status: 200, headers: [("Content-Type", "video/mp2t"),
+                let type = name.hasSuffix(".ts") ? "video/mp2t" : "video/mp4"
+                return HTTPResponse(status: 200, headers: [("Content-Type", type),
                                                            ("Cache-Control", "public, max-age=60, immutable"),
-                                                           ("ETag", EntityTag.strong("\(id).\(instance).\(name.dropLast(3))"))],
+                                                           ("ETag", EntityTag.strong("\(id).\(instance).\(name)"))],
                                     bytes: bytes)
             case .notYetAvailable, .notFound:
                 return .text(404, "no such segment or part")
             }
         }
 
-        mutating func liveResponse() -> HTTPResponse {
-            if let liveAnswer { return liveAnswer }
-            var answer = VideoChannel.playlistResponse(packager.livePlaylist())
+        mutating func liveResponse(_ format: Format) -> HTTPResponse {
+            if let answer = liveAnswers[format] { return answer }
+            var answer = VideoChannel.playlistResponse(packager.livePlaylist(format))
             answer.headers.append(("ETag", EntityTag.forBody(answer.body)))
-            liveAnswer = answer
+            liveAnswers[format] = answer
             return answer
         }
 
@@ -136,11 +151,12 @@ public final class VideoChannel: Sendable {
 
     init(id: String, segmenter: SegmenterConfiguration = SegmenterConfiguration(),
          window: WindowConfiguration = WindowConfiguration(),
-         storage: @escaping SegmentBufferFactory = MemoryFileSegmentBuffer.factory, healthQueueBytes: Int? = nil) {
+         storage: @escaping SegmentBufferFactory = MemoryFileSegmentBuffer.factory, healthQueueBytes: Int? = nil,
+         cmaf: Bool = true) {
         self.id = id
         state = Mutex(State(id: id, instance: String(UInt64(SystemClock().wallNanoseconds()), radix: 36),
                             packager: HLSPackager(segmenter: segmenter, window: window, keyframeDetector: ParserKeyframeDetector(),
-                                                  storage: storage)))
+                                                  storage: storage, cmaf: cmaf)))
         health = healthQueueBytes.flatMap { try? VideoHealthWorker(capacityBytes: $0) }   // no thread: no health counters
     }
 
@@ -200,21 +216,24 @@ public final class VideoChannel: Sendable {
 
     // MARK: Requests (HTTP threads)
 
-    /// `live.m3u8` with optional `_HLS_msn`/`_HLS_part`: now, held (nil), or 400.
-    func livePlaylist(_ reload: ReloadRequest, responder: HTTPResponder, now: Int64) -> HTTPResponse? {
+    /// The format `live.m3u8` and `rewind.m3u8` serve: CMAF where the channel has it, else TS.
+    public var preferredFormat: Format { state.withLock { $0.packager.offers(.cmaf) ? .cmaf : .ts } }
+
+    /// The live playlist of `format` with optional `_HLS_msn`/`_HLS_part`: now, held (nil), or 400.
+    func livePlaylist(_ reload: ReloadRequest, format: Format, responder: HTTPResponder, now: Int64) -> HTTPResponse? {
         state.withLock { state in
-            switch state.packager.reloadDecision(msn: reload.msn, part: reload.part) {
-            case .respondNow: return state.liveResponse()
+            switch state.packager.reloadDecision(msn: reload.msn, part: reload.part, format) {
+            case .respondNow: return state.liveResponse(format)
             case .badRequest(let why): return .text(400, why)
             case .wait:
-                state.hold(.playlist(msn: reload.msn ?? 0, part: reload.part), .live, responder, now: now)
+                state.hold(.playlist(msn: reload.msn ?? 0, part: reload.part), .live(format), responder, now: now)
                 return nil
             }
         }
     }
 
-    func rewindPlaylist(_ position: RewindPosition) -> HTTPResponse {
-        state.withLock { Self.playlistResponse($0.packager.rewindPlaylist(position)) }
+    func rewindPlaylist(_ position: RewindPosition, format: Format) -> HTTPResponse {
+        state.withLock { Self.playlistResponse($0.packager.rewindPlaylist(position, format)) }
     }
 
     /// A segment or part; the hinted next part is held until published.
@@ -239,9 +258,9 @@ public final class VideoChannel: Sendable {
     /// Answers held requests whose deadline passed: 503 for playlists (RFC 8216bis §6.2.5.2), 404 for parts.
     func expire(now: Int64) {
         let expired = state.withLock { state -> [(HTTPResponder, Waiting)] in
-            state.blocked.expire(nowNanoseconds: now).compactMap { token in
-                state.waiting.removeValue(forKey: token).map { ($0.responder, $0.kind) }
-            }
+            var tokens: [Int] = []
+            for format in state.blocked.keys { tokens += state.blocked[format]!.expire(nowNanoseconds: now) }
+            return tokens.compactMap { token in state.waiting.removeValue(forKey: token).map { ($0.responder, $0.kind) } }
         }
         for (responder, kind) in expired {
             switch kind {
@@ -256,7 +275,7 @@ public final class VideoChannel: Sendable {
         let all = state.withLock { state -> [HTTPResponder] in
             let responders = state.waiting.values.map(\.responder)
             state.waiting = [:]
-            state.blocked = BlockedRequests<Int>()
+            state.blocked = [:]
             return responders
         }
         for responder in all { responder.respond(.text(503, "shutting down")) }
@@ -294,6 +313,9 @@ public final class VideoChannel: Sendable {
         var hasThumbnail: Bool
         /// Mean bit rate over the complete segments held.
         var bitsPerSecond: Int
+        /// What `live.m3u8` serves, and the CMAF tracks' RFC 6381 codecs (nil before the first header).
+        public var format: Format
+        public var codecs: String?
         var statistics: [(String, Int64)]
     }
 
@@ -304,7 +326,9 @@ public final class VideoChannel: Sendable {
                     segments: state.packager.window.completeSegments.count, bytesHeld: state.packager.window.bytes,
                     lastPacketNanoseconds: state.lastPacketNanoseconds, hasThumbnail: state.thumbnail != nil,
                     bitsPerSecond: state.bitRate(),
-                    statistics: state.packager.statistics + [("hls_blocked_requests", Int64(state.blocked.count))]
+                    format: state.packager.offers(.cmaf) ? .cmaf : .ts,
+                    codecs: state.packager.cmaf?.fragmenter.current?.tracks.map(\.codec.codecString).joined(separator: ","),
+                    statistics: state.packager.statistics + [("hls_blocked_requests", Int64(state.blocked.values.reduce(0) { $0 + $1.count }))]
                         + state.publishLatency.statistics + healthStatistics)
         }
     }

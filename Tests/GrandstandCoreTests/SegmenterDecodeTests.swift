@@ -224,6 +224,23 @@ import TestSupport
         return b
     }
 
+    /// `first` played again 5 s later by a playout switch: continuity counters carry on, the
+    /// media clock jumps by `shiftSeconds`.
+    static func restarted(_ first: [SyntheticStream.Packet], shiftSeconds: Int64) -> [SyntheticStream.Packet] {
+        var second = first
+        var lastCC: [UInt16: UInt8] = [:], ccShift: [UInt16: UInt8] = [:]
+        for p in first where p.bytes[3] & 0x10 != 0 { lastCC[UInt16(p.bytes[1] & 0x1F) << 8 | UInt16(p.bytes[2])] = p.bytes[3] & 0x0F }
+        for i in second.indices {
+            second[i].capture += 5_000_000_000
+            second[i].bytes = shifted(second[i].bytes, by: shiftSeconds * 90_000)
+            let pid = UInt16(second[i].bytes[1] & 0x1F) << 8 | UInt16(second[i].bytes[2])
+            let cc = second[i].bytes[3] & 0x0F
+            if ccShift[pid] == nil, let last = lastCC[pid] { ccShift[pid] = (last &+ 1 &- cc) & 0x0F }
+            second[i].bytes[3] = (second[i].bytes[3] & 0xF0) | ((cc &+ (ccShift[pid] ?? 0)) & 0x0F)
+        }
+        return second
+    }
+
     struct RestartCase: Sendable, CustomStringConvertible {
         var shiftSeconds: Int64
         var description: String { "clock moved \(shiftSeconds) s" }
@@ -235,19 +252,7 @@ import TestSupport
         let dir = try Self.directory("restart\(c.shiftSeconds)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let first = try Self.timed(Self.audioVideo)
-        var second = first
-        // A playout switch: continuity counters carry on, the media clock jumps.
-        var lastCC: [UInt16: UInt8] = [:], ccShift: [UInt16: UInt8] = [:]
-        for p in first where p.bytes[3] & 0x10 != 0 { lastCC[UInt16(p.bytes[1] & 0x1F) << 8 | UInt16(p.bytes[2])] = p.bytes[3] & 0x0F }
-        for i in second.indices {
-            second[i].capture += 5_000_000_000
-            second[i].bytes = Self.shifted(second[i].bytes, by: c.shiftSeconds * 90_000)
-            let pid = UInt16(second[i].bytes[1] & 0x1F) << 8 | UInt16(second[i].bytes[2])
-            let cc = second[i].bytes[3] & 0x0F
-            if ccShift[pid] == nil, let last = lastCC[pid] { ccShift[pid] = (last &+ 1 &- cc) & 0x0F }
-            second[i].bytes[3] = (second[i].bytes[3] & 0xF0) | ((cc &+ (ccShift[pid] ?? 0)) & 0x0F)
-        }
-        let packager = package(first + second, finish: true)
+        let packager = package(first + Self.restarted(first, shiftSeconds: c.shiftSeconds), finish: true)
         try Self.write(packager, to: dir)
         let parsed = ParsedPlaylist(packager.livePlaylist())
         #expect(parsed.tags.filter { $0 == "#EXT-X-DISCONTINUITY" }.count == 1)

@@ -16,6 +16,9 @@ extension GatewayConfig {
         /// Decode each video channel with libavcodec for `num_dropped_video_frames` and
         /// `num_decode_errors` (default on).
         public var videoHealth = true
+        /// Package CMAF (fragmented MP4) beside MPEG-TS: `live.m3u8` is then LL-HLS over CMAF and
+        /// `live-ts.m3u8` the TS playlist (default on; docs/cmaf.md).
+        public var cmaf = true
 
         public static let minimumRewindWindowSeconds = 30.0
 
@@ -36,7 +39,7 @@ extension GatewayConfig {
         var hls = HLS()
         guard let object = reader.object(root["hls"], at: root.path("hls"),
                                          known: ["targetSegmentSeconds", "partSeconds", "rewindWindowSeconds", "windowByteCap",
-                                                 "blockingReloadTimeoutSeconds", "videoHealth"]) else { return hls }
+                                                 "blockingReloadTimeoutSeconds", "videoHealth", "cmaf"]) else { return hls }
         hls.targetSegmentSeconds = seconds(object, "targetSegmentSeconds", in: 1...10, &reader) ?? hls.targetSegmentSeconds
         if let part = seconds(object, "partSeconds", in: 0.1...2, &reader) {
             if part > hls.targetSegmentSeconds {
@@ -59,6 +62,7 @@ extension GatewayConfig {
                                            in: (1 << 20)...(1 << 30)) ?? hls.windowByteCap
         hls.blockingReloadTimeoutSeconds = seconds(object, "blockingReloadTimeoutSeconds", in: 1...60, &reader)
         hls.videoHealth = reader.bool(object["videoHealth"], at: object.path("videoHealth")) ?? hls.videoHealth
+        hls.cmaf = reader.bool(object["cmaf"], at: object.path("cmaf")) ?? hls.cmaf
         return hls
     }
 
