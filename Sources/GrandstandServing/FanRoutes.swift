@@ -47,6 +47,13 @@ public struct FanRoutes: Sendable {
             HTTPRoute(["GET"], "/channels/{id}/live.m3u8", deferring: { live($0, $1, format: nil) }),
             HTTPRoute(["GET"], "/channels/{id}/live-ts.m3u8", deferring: { live($0, $1, format: .ts) }),
             HTTPRoute(["GET"], "/channels/{id}/rewind.m3u8", deferring: { request, _ in rewind(request, format: nil) }),
+            HTTPRoute(["GET"], "/channels/{id}/live.mpd", deferring: { request, _ in video(request) { channel, now in channel.dashManifest(now: now) } }),
+            // The gateway's clock (DASH UTCTiming `urn:mpeg:dash:utc:http-iso:2014`; the fan app's latency).
+            HTTPRoute("GET", "/time") { _ in
+                Self.noCache(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                                          body: Array(RFC3339.format(nanoseconds: SystemClock().wallNanoseconds(), fractionDigits: 3).utf8)),
+                             "no-store")
+            },
             HTTPRoute(["GET"], "/channels/{id}/rewind-ts.m3u8", deferring: { request, _ in rewind(request, format: .ts) }),
             HTTPRoute(["GET"], "/channels/{id}/thumbnail.jpg", deferring: { request, _ in
                 video(request) { channel, _ in
@@ -174,6 +181,7 @@ public enum ChannelCatalog {
                     ("format", .string(summary.format.rawValue)),
                     ("codecs", summary.codecs.map(JSONValue.string) ?? .null),
                     ("playlistTS", .string(base + "live-ts.m3u8")),
+                    ("dash", summary.format == .cmaf ? .string(base + "live.mpd") : .null),
                     ("rewindTS", .string(base + "rewind-ts.m3u8?offset=-20")),
                     ("thumbnail", summary.hasThumbnail ? .string(base + "thumbnail.jpg") : .null),
                     ("bandwidth", .number(Double(summary.bitsPerSecond))),

@@ -47,6 +47,8 @@ public final class VideoChannel: Sendable {
         /// previous part carries it), and how late parts were listed.
         var partArrivalNanoseconds: Int64?
         var publishLatency = PublishLatency()
+        /// CMAF segments sent while they are made (LL-DASH).
+        var segmentStreams = SegmentStreams()
 
         /// The window changed: cached answers are stale.
         mutating func forgetAnswers() {
@@ -71,6 +73,7 @@ public final class VideoChannel: Sendable {
 
         /// Answers every held request the window can now answer.
         mutating func resolve() -> [(HTTPResponder, HTTPResponse)] {
+            if segmentStreams.count > 0, let cmaf = packager.cmaf { segmentStreams.advance(window: cmaf.window, nowNanoseconds: nil) }
             var ready: [(HTTPResponder, HTTPResponse)] = []
             var outcomes: [(Int, BlockedRequests<Int>.Outcome)] = []
             for format in blocked.keys { outcomes += blocked[format]!.resolve(window: packager.window(format)) }
@@ -236,14 +239,44 @@ public final class VideoChannel: Sendable {
         state.withLock { Self.playlistResponse($0.packager.rewindPlaylist(position, format)) }
     }
 
-    /// A segment or part; the hinted next part is held until published.
+    /// A segment or part; the hinted next part is held until published. A CMAF segment still
+    /// being made (or the next one) is sent as it is made (`SegmentStreams`).
     func resource(_ name: String, responder: HTTPResponder, now: Int64) -> HTTPResponse? {
         state.withLock { state in
+            if name.hasSuffix(".m4s"), let cmaf = state.packager.cmaf, let sequence = Self.segmentNumber(name),
+               SegmentStreams.follows(sequence, in: cmaf.window) {
+                let stream = state.segmentStreams.follow(sequence, window: cmaf.window,
+                                                         deadlineNanoseconds: now + cmaf.window.maximumBlockNanoseconds)
+                return .stream(stream, headers: [("Content-Type", "video/mp4"), ("Cache-Control", "no-cache")])
+            }
             if case .notYetAvailable = state.packager.resource(named: name) {
                 state.hold(.resource(name: name), .resource(name), responder, now: now)
                 return nil
             }
             return state.mediaResponse(name)
+        }
+    }
+
+    /// N of `segN.m4s` (a whole segment, not a part).
+    static func segmentNumber(_ name: String) -> Int? {
+        guard name.hasPrefix("seg"), name.hasSuffix(".m4s") else { return nil }
+        let digits = name.dropFirst(3).dropLast(4)
+        guard (1...9).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(digits)
+    }
+
+    /// `live.mpd`: LL-DASH over the CMAF segments (404 when the channel has no CMAF yet).
+    func dashManifest(now: Int64) -> HTTPResponse {
+        state.withLock { state in
+            guard state.packager.offers(.cmaf), let cmaf = state.packager.cmaf, let tracks = cmaf.fragmenter.current?.tracks else {
+                return .text(404, "no CMAF for this channel (yet)")
+            }
+            let size = tracks.first?.size
+            let media = DASHManifest.Media(codecs: tracks.map(\.codec.codecString).joined(separator: ","), width: size?.width,
+                                           height: size?.height, bandwidth: max(state.bitRate(), 1))
+            let text = DASHManifest(media: media).render(cmaf.window, nowNanoseconds: now)
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/dash+xml"), ("Cache-Control", "no-cache")],
+                                body: Array(text.utf8))
         }
     }
 
@@ -258,6 +291,9 @@ public final class VideoChannel: Sendable {
     /// Answers held requests whose deadline passed: 503 for playlists (RFC 8216bis §6.2.5.2), 404 for parts.
     func expire(now: Int64) {
         let expired = state.withLock { state -> [(HTTPResponder, Waiting)] in
+            if state.segmentStreams.count > 0, let cmaf = state.packager.cmaf {
+                state.segmentStreams.advance(window: cmaf.window, nowNanoseconds: now)
+            }
             var tokens: [Int] = []
             for format in state.blocked.keys { tokens += state.blocked[format]!.expire(nowNanoseconds: now) }
             return tokens.compactMap { token in state.waiting.removeValue(forKey: token).map { ($0.responder, $0.kind) } }
@@ -276,6 +312,7 @@ public final class VideoChannel: Sendable {
             let responders = state.waiting.values.map(\.responder)
             state.waiting = [:]
             state.blocked = [:]
+            state.segmentStreams.finishAll()
             return responders
         }
         for responder in all { responder.respond(.text(503, "shutting down")) }

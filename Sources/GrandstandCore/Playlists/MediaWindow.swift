@@ -50,6 +50,15 @@ public struct StoredSegment: Sendable, Equatable {
     public var presentationTicks: Int64 = 0
     /// The header (EXT-X-MAP `init<N>.mp4`) its media needs; nil for TS.
     public var map: Int?
+    /// The first segment of its run with one header and an unbroken timeline (a DASH Period):
+    /// that segment's number and presentation start.
+    public var period = PeriodAnchor(sequence: 0, presentationTicks: 0)
+}
+
+/// Where a run of segments sharing a header and a continuous timeline starts.
+public struct PeriodAnchor: Sendable, Equatable, Hashable {
+    public var sequence: Int
+    public var presentationTicks: Int64
 }
 
 /// Counters of the window (snake_case stats keys).
@@ -79,6 +88,8 @@ public struct MediaWindow: Sendable {
     public private(set) var nextMediaSequence = 0
     /// The header the newest segment uses (CMAF); a new segment starts with it.
     public private(set) var currentMap: Int?
+    /// The current run's start (see `StoredSegment.period`).
+    private var periodAnchor: PeriodAnchor?
 
     public init(configuration: WindowConfiguration = WindowConfiguration(),
                 segmenter: SegmenterConfiguration = SegmenterConfiguration(),
@@ -101,12 +112,15 @@ public struct MediaWindow: Sendable {
         switch event {
         case .segmentStarted(let start):
             if start.discontinuity != nil { discontinuitySequence += 1 }
+            if start.discontinuity != nil || periodAnchor == nil {
+                periodAnchor = PeriodAnchor(sequence: start.mediaSequence, presentationTicks: start.presentationTicks)
+            }
             segments.append(StoredSegment(mediaSequence: start.mediaSequence, discontinuity: start.discontinuity,
                                           discontinuitySequence: discontinuitySequence, isGap: false,
                                           independent: start.independent,
                                           programDateTimeNanoseconds: start.programDateTimeNanoseconds,
                                           durationTicks: 0, complete: false, parts: [], bytes: [],
-                                          presentationTicks: start.presentationTicks, map: currentMap))
+                                          presentationTicks: start.presentationTicks, map: currentMap, period: periodAnchor!))
             nextMediaSequence = start.mediaSequence + 1
         case .part(let part):
             guard let last = segments.indices.last, !segments[last].complete,
@@ -128,11 +142,12 @@ public struct MediaWindow: Sendable {
             if segments[last].parts.isEmpty { segments[last].isGap = true }
             evict()
         case .gap(let gap):
+            if periodAnchor == nil { periodAnchor = PeriodAnchor(sequence: gap.mediaSequence, presentationTicks: gap.presentationTicks) }
             segments.append(StoredSegment(mediaSequence: gap.mediaSequence, discontinuity: nil,
                                           discontinuitySequence: discontinuitySequence, isGap: true, independent: false,
                                           programDateTimeNanoseconds: gap.programDateTimeNanoseconds,
                                           durationTicks: gap.durationTicks, complete: true, parts: [], bytes: SegmentBytes(gap.bytes),
-                                          presentationTicks: gap.presentationTicks, map: currentMap))
+                                          presentationTicks: gap.presentationTicks, map: currentMap, period: periodAnchor!))
             bytes += gap.bytes.count
             nextMediaSequence = gap.mediaSequence + 1
             evict()
@@ -141,8 +156,13 @@ public struct MediaWindow: Sendable {
 
     /// The open segment `sequence` (and those after it) use header `map`.
     public mutating func useMap(_ map: Int, forSegment sequence: Int) {
-        currentMap = map
+        defer { currentMap = map }
         guard let last = segments.indices.last, segments[last].mediaSequence == sequence else { return }
+        if let previous = currentMap, previous != map {
+            // A new header starts a new run (a DASH Period).
+            periodAnchor = PeriodAnchor(sequence: sequence, presentationTicks: segments[last].presentationTicks)
+            segments[last].period = periodAnchor!
+        }
         segments[last].map = map
     }
 
