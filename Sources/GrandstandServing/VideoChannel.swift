@@ -268,13 +268,10 @@ public final class VideoChannel: Sendable {
     /// `live.mpd`: LL-DASH over the CMAF segments (404 when the channel has no CMAF yet).
     func dashManifest(now: Int64) -> HTTPResponse {
         state.withLock { state in
-            guard state.packager.offers(.cmaf), let cmaf = state.packager.cmaf, let tracks = cmaf.fragmenter.current?.tracks else {
+            guard state.packager.offers(.cmaf), let cmaf = state.packager.cmaf, !cmaf.headerTracks.isEmpty else {
                 return .text(404, "no CMAF for this channel (yet)")
             }
-            let size = tracks.first?.size
-            let media = DASHManifest.Media(codecs: tracks.map(\.codec.codecString).joined(separator: ","), width: size?.width,
-                                           height: size?.height, bandwidth: max(state.bitRate(), 1))
-            let text = DASHManifest(media: media).render(cmaf.window, nowNanoseconds: now)
+            let text = DASHManifest(headers: cmaf.headerTracks, bandwidth: state.bitRate()).render(cmaf.window, nowNanoseconds: now)
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/dash+xml"), ("Cache-Control", "no-cache")],
                                 body: Array(text.utf8))
         }

@@ -25,6 +25,27 @@ import TestSupport
         try packager.livePlaylist(.cmaf).write(to: directory.appendingPathComponent(playlist), atomically: true, encoding: .utf8)
     }
 
+    /// The DASH manifest FFmpeg's dash demuxer reads (static: the window ended).
+    static func writeManifest(_ packager: HLSPackager, to directory: URL) throws -> String {
+        let cmaf = try #require(packager.cmaf)
+        let text = DASHManifest(headers: cmaf.headerTracks, bandwidth: 100_000).render(cmaf.window, nowNanoseconds: 0)
+        // The per-track resources the manifest names, as the gateway serves them.
+        for (id, tracks) in cmaf.headerTracks {
+            for track in tracks {
+                let name = CMAFName.header(id, track: track.id)
+                guard case .media(let bytes) = packager.resource(named: name) else { Issue.record("no \(name)"); continue }
+                try Data(bytes.array).write(to: directory.appendingPathComponent(name))
+                for segment in cmaf.window.segments where !segment.isGap {
+                    let name = CMAFName.trackSegment(segment.mediaSequence, track: track.id)
+                    guard case .media(let bytes) = packager.resource(named: name) else { Issue.record("no \(name)"); continue }
+                    try Data(bytes.array).write(to: directory.appendingPathComponent(name))
+                }
+            }
+        }
+        try text.write(to: directory.appendingPathComponent("live.mpd"), atomically: true, encoding: .utf8)
+        return text
+    }
+
     static let fixtures: [(name: String, frames: Int, audio: Bool)] = [
         ("media/testsrc-160x90-25fps-4s-h264-aac.ts", 100, true),
         ("media/testsrc-160x90-25fps-4s-h264.ts", 100, false),
@@ -55,6 +76,29 @@ import TestSupport
             let source = try Decode.frameHashes("source.ts", map: "0:a", in: dir)
             let identical = audio == source
             #expect(identical, "\(audio.count) frames, source \(source.count); first difference at \(Array(zip(audio, source)).firstIndex { $0 != $1 } ?? -1)")
+        }
+    }
+
+    /// FFmpeg's DASH demuxer reads the ended channel's manifest (static, an exact
+    /// SegmentTimeline) over the per-track segments: frame-identical video and audio.
+    @Test(arguments: [0, 2, 3])
+    func dashManifestDecodesFrameIdenticalToTheSource(_ index: Int) throws {
+        let fixture = Self.fixtures[index]
+        let dir = try Decode.directory("dash-\(index)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let packager = package(try Decode.timed(fixture.name), finish: true, cmaf: true)
+        try Self.write(packager, to: dir)
+        let manifest = try Self.writeManifest(packager, to: dir)
+        #expect(manifest.contains("type=\"static\"") && manifest.contains("media=\"seg$Number$.t1.m4s\"")
+                && manifest.contains("<SegmentTimeline>"))
+        try Data(try Fixtures.bytes(fixture.name)).write(to: dir.appendingPathComponent("source.ts"))
+        let video = try Decode.frameHashes("live.mpd", map: "0:v", in: dir)
+        let identical = video == (try Decode.frameHashes("source.ts", map: "0:v", in: dir))
+        #expect(video.count == fixture.frames && identical, "\(video.count) frames")
+        if fixture.audio {
+            let audio = try Decode.frameHashes("live.mpd", map: "0:a", in: dir)
+            let same = audio == (try Decode.frameHashes("source.ts", map: "0:a", in: dir))
+            #expect(same, "\(audio.count) audio frames")
         }
     }
 }

@@ -40,7 +40,7 @@ extension CMAFFragmenter {
             for (i, frame) in frames.enumerated() {
                 guard frame.configuration == configuration else { statistics.badADTSFrames += 1; continue }
                 let source = pes.presentationTicks + Int64(i) * 1024 * MediaClock.ticksPerSecond / rate
-                let at = presentation(source, segment) * rate / MediaClock.ticksPerSecond
+                let at = DASHManifest.rescale(presentation(source, segment), rate)
                 guard at >= 0 else { continue }
                 var start = at
                 if let next = audioNext {

@@ -1,35 +1,26 @@
 /// A low-latency DASH manifest (ISO/IEC 23009-1, DASH-IF IOP low-latency modes) over the same
 /// CMAF segments the HLS playlist lists (`seg<N>.m4s`, headers `init<N>.mp4`), rendered from the
-/// CMAF window. One muxed Representation (the chunks carry video and audio tracks), addressed
-/// by `$Number$` = the HLS media sequence number with `@duration` = the target segment duration:
+/// CMAF window. One AdaptationSet per track (video, audio), each Representation reading its track
+/// out of the interleaved segments (`seg<N>.t<T>.m4s`, `init<N>.t<T>.mp4`: `TrackExtraction`),
+/// addressed by `$Number$` = the HLS media sequence number with `@duration` = the target segment duration:
 /// the usual LL-DASH form, exact when the source's keyframe interval divides the target (broadcast
 /// encoders' fixed GOP); segments cut elsewhere shift the computed times by the difference until
 /// the next manifest. `availabilityTimeOffset` lets a client ask for a segment once its first part
 /// exists; the gateway then sends it chunk by chunk as parts are published. A new Period starts
 /// where the timeline restarts or the header changes. Rules: docs/cmaf.md, "DASH".
 public struct DASHManifest: Sendable {
-    /// The Representation's description (from the CMAF header).
-    public struct Media: Sendable, Equatable {
-        public var codecs: String
-        public var width: Int?
-        public var height: Int?
-        public var bandwidth: Int
-        public init(codecs: String, width: Int? = nil, height: Int? = nil, bandwidth: Int) {
-            self.codecs = codecs
-            self.width = width
-            self.height = height
-            self.bandwidth = bandwidth
-        }
-    }
-
-    public var media: Media
+    /// The tracks of each header id (`HLSPackager.CMAFOutput.headerTracks`).
+    public var headers: [Int: [CMAFTrack]]
+    /// The channel's bit rate (all tracks), for `@bandwidth`.
+    public var bandwidth: Int
     /// The gateway's clock for clients (UTCTiming, `urn:mpeg:dash:utc:http-iso:2014`).
     public var timeURL: String
     /// The latency the client should hold (ServiceDescription), milliseconds.
     public var targetLatencyMilliseconds: Int
 
-    public init(media: Media, timeURL: String = "/time", targetLatencyMilliseconds: Int = 1500) {
-        self.media = media
+    public init(headers: [Int: [CMAFTrack]], bandwidth: Int, timeURL: String = "/time", targetLatencyMilliseconds: Int = 1500) {
+        self.headers = headers
+        self.bandwidth = max(1, bandwidth)
         self.timeURL = timeURL
         self.targetLatencyMilliseconds = targetLatencyMilliseconds
     }
@@ -78,23 +69,45 @@ public struct DASHManifest: Sendable {
             // listed segment, and the first Period starts with it.
             let start = dynamic ? anchor.presentationTicks : max(0, anchor.presentationTicks - origin)
             out += "  <Period id=\"p\(anchor.sequence)\" start=\"" + Self.duration(start) + "\">\n"
-            out += "    <AdaptationSet id=\"0\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">\n"
-            out += "      <Representation id=\"0\" bandwidth=\"\(media.bandwidth)\" codecs=\"\(media.codecs)\""
-            if let w = media.width, let h = media.height { out += " width=\"\(w)\" height=\"\(h)\"" }
-            out += ">\n"
-            out += "        <SegmentTemplate timescale=\"\(MediaClock.ticksPerSecond)\" duration=\"\(segment)\""
             // Static: the first Period begins at the first listed segment, its number and time.
             let first = !dynamic && anchor == periods.first?.anchor ? window.segments.first! : nil
             let number = first?.mediaSequence ?? anchor.sequence
             let offset = first?.presentationTicks ?? anchor.presentationTicks
-            out += " startNumber=\"\(number)\" presentationTimeOffset=\"\(offset)\""
-            out += " initialization=\"" + MediaWindow.mapName(map) + "\" media=\"seg$Number$.m4s\""
-            if dynamic {
-                out += " availabilityTimeOffset=\"" + PlaylistFormat.seconds(segment - part, decimals: 3) + "\" availabilityTimeComplete=\"false\""
+            for track in headers[map] ?? [] {
+                let video = track.codec.isVideo
+                let scale = Int64(track.timescale)
+                out += "    <AdaptationSet id=\"\(track.id)\" contentType=\"\(video ? "video" : "audio")\""
+                out += " mimeType=\"\(video ? "video" : "audio")/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">\n"
+                out += "      <Representation id=\"\(video ? "video" : "audio")\" bandwidth=\"\(video ? bandwidth : 128_000)\""
+                out += " codecs=\"\(track.codec.codecString)\""
+                if let size = track.size { out += " width=\"\(size.width)\" height=\"\(size.height)\"" }
+                if case .aac(let c) = track.codec { out += " audioSamplingRate=\"\(c.sampleRate)\"" }
+                out += ">\n"
+                out += "        <SegmentTemplate timescale=\"\(scale)\""
+                if dynamic { out += " duration=\"\(Self.rescale(segment, scale))\"" }
+                out += " startNumber=\"\(number)\" presentationTimeOffset=\"\(Self.rescale(offset, scale))\""
+                out += " initialization=\"" + CMAFName.header(map, track: track.id) + "\""
+                out += " media=\"seg$Number$.t\(track.id).m4s\""
+                if dynamic {
+                    out += " availabilityTimeOffset=\"" + PlaylistFormat.seconds(segment - part, decimals: 3) + "\" availabilityTimeComplete=\"false\""
+                    out += "/>\n"
+                } else {
+                    // Ended: the exact timeline of the Period's segments (runs of equal durations).
+                    out += ">\n          <SegmentTimeline>\n"
+                    let members = window.segments.filter { $0.period == anchor }
+                    var i = 0
+                    while i < members.count {
+                        var run = 0
+                        while i + run + 1 < members.count, members[i + run + 1].durationTicks == members[i].durationTicks { run += 1 }
+                        out += "            <S t=\"\(Self.rescale(members[i].presentationTicks, scale))\" d=\"\(Self.rescale(members[i].durationTicks, scale))\""
+                        out += run > 0 ? " r=\"\(run)\"/>\n" : "/>\n"
+                        i += run + 1
+                    }
+                    out += "          </SegmentTimeline>\n        </SegmentTemplate>\n"
+                }
+                out += "      </Representation>\n"
+                out += "    </AdaptationSet>\n"
             }
-            out += "/>\n"
-            out += "      </Representation>\n"
-            out += "    </AdaptationSet>\n"
             out += "  </Period>\n"
         }
         if dynamic {
@@ -102,6 +115,12 @@ public struct DASHManifest: Sendable {
         }
         out += "</MPD>\n"
         return out
+    }
+
+    /// 90 kHz `ticks` in `scale` units per second, without overflow for Unix-epoch times.
+    static func rescale(_ ticks: Int64, _ scale: Int64) -> Int64 {
+        let second = MediaClock.ticksPerSecond
+        return ticks / second * scale + ticks % second * scale / second
     }
 
     /// An xs:duration in seconds with millisecond precision, e.g. `PT2.000S`.

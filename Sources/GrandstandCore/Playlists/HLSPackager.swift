@@ -15,8 +15,9 @@ public struct HLSPackager {
     public struct CMAFOutput: Sendable {
         public fileprivate(set) var fragmenter = CMAFFragmenter()
         public fileprivate(set) var window: MediaWindow
-        /// Headers still used by a held segment, by id.
+        /// Headers still used by a held segment, by id, and their tracks.
         public fileprivate(set) var inits: [Int: [UInt8]] = [:]
+        public fileprivate(set) var headerTracks: [Int: [CMAFTrack]] = [:]
     }
 
     /// The segment formats a playlist can be asked for.
@@ -105,13 +106,17 @@ public struct HLSPackager {
         guard var output = cmaf else { return }
         cmaf = nil   // keep the CMAF state uniquely referenced while it changes
         for result in output.fragmenter.apply(event) {
-            if let (id, bytes) = result.newInit { output.inits[id] = bytes }
+            if let (id, bytes) = result.newInit {
+                output.inits[id] = bytes
+                output.headerTracks[id] = output.fragmenter.current?.tracks
+            }
             output.window.apply(result.event)
             if let id = result.initID, case .part(let part) = result.event { output.window.useMap(id, forSegment: part.mediaSequence) }
         }
         if output.inits.count > 1 {
             let used = output.window.mapsInUse.union(output.fragmenter.current.map { [$0.id] } ?? [])
             output.inits = output.inits.filter { used.contains($0.key) }
+            output.headerTracks = output.headerTracks.filter { used.contains($0.key) }
         }
         cmaf = output
     }
@@ -123,13 +128,25 @@ public struct HLSPackager {
         window(format).reloadDecision(msn: msn, part: part)
     }
 
-    /// A segment or part (`seg<N>[.<P>].ts` / `.m4s`) or a CMAF header (`init<N>.mp4`).
+    /// A segment or part (`seg<N>[.<P>].ts` / `.m4s`), a CMAF header (`init<N>.mp4`), or one
+    /// track of a CMAF segment or header for DASH (`seg<N>.t<T>.m4s`, `init<N>.t<T>.mp4`).
     public func resource(named name: String) -> ResourceLookup {
         guard let cmaf else { return window.resource(named: name) }
-        if name.hasSuffix(".m4s") { return cmaf.window.resource(named: name) }
-        if name.hasPrefix("init"), name.hasSuffix(".mp4"), let id = Int(name.dropFirst(4).dropLast(4)), let bytes = cmaf.inits[id] {
-            return .media(SegmentBytes(bytes))
+        if let (id, track) = CMAFName.header(name) {
+            guard let bytes = cmaf.inits[id] else { return .notFound }
+            guard let track else { return .media(SegmentBytes(bytes)) }
+            guard let tracks = cmaf.headerTracks[id]?.filter({ $0.id == track }), !tracks.isEmpty else { return .notFound }
+            return .media(SegmentBytes(InitSegment.bytes(tracks: tracks)))
         }
+        if let (sequence, track) = CMAFName.trackSegment(name) {
+            switch cmaf.window.resource(named: cmaf.window.segmentName(sequence)) {
+            case .media(let bytes):
+                guard let one = try? TrackExtraction.extract(track: track, from: bytes.array[...]), !one.isEmpty else { return .notFound }
+                return .media(SegmentBytes(one))
+            case let other: return other
+            }
+        }
+        if name.hasSuffix(".m4s") { return cmaf.window.resource(named: name) }
         return window.resource(named: name)
     }
 
