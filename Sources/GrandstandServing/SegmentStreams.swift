@@ -9,6 +9,8 @@ struct SegmentStreams {
     struct Follower {
         var stream: HTTPStream
         var sequence: Int
+        /// One track of it (DASH, `seg<N>.t<T>.m4s`), or all.
+        var track: UInt32?
         var sentParts = 0
         var deadlineNanoseconds: Int64
     }
@@ -27,14 +29,14 @@ struct SegmentStreams {
     /// Whether `sequence` is one to follow in `window`: the open segment, or the next to start.
     static func follows(_ sequence: Int, in window: MediaWindow) -> Bool {
         if let open = window.openSegment, open.mediaSequence == sequence { return true }
-        return window.openSegment == nil && !window.ended && sequence == window.nextMediaSequence
+        return !window.ended && sequence == window.nextMediaSequence
     }
 
     /// A body that follows segment `sequence` until it completes, or until `deadline` passes
     /// without it starting.
-    mutating func follow(_ sequence: Int, window: MediaWindow, deadlineNanoseconds: Int64) -> HTTPStream {
+    mutating func follow(_ sequence: Int, track: UInt32?, window: MediaWindow, deadlineNanoseconds: Int64) -> HTTPStream {
         let stream = HTTPStream(limits: Self.limits)
-        followers.append(Follower(stream: stream, sequence: sequence, deadlineNanoseconds: deadlineNanoseconds))
+        followers.append(Follower(stream: stream, sequence: sequence, track: track, deadlineNanoseconds: deadlineNanoseconds))
         advance(window: window, nowNanoseconds: nil)
         return stream
     }
@@ -54,7 +56,13 @@ struct SegmentStreams {
         for i in followers.indices {
             guard let segment = window.segments.last(where: { $0.mediaSequence == followers[i].sequence }) else { continue }
             while followers[i].sentParts < segment.parts.count {
-                _ = followers[i].stream.send(segment.bytes[segment.parts[followers[i].sentParts].range].array)
+                let part = segment.bytes[segment.parts[followers[i].sentParts].range].array
+                if let track = followers[i].track {
+                    // Our own chunks: extraction cannot fail short of a bug; then the part is skipped.
+                    if let one = try? TrackExtraction.extract(track: track, from: part[...]), !one.isEmpty { _ = followers[i].stream.send(one) }
+                } else {
+                    _ = followers[i].stream.send(part)
+                }
                 followers[i].sentParts += 1
             }
             if segment.complete || window.ended { followers[i].stream.finish() }

@@ -243,9 +243,10 @@ public final class VideoChannel: Sendable {
     /// being made (or the next one) is sent as it is made (`SegmentStreams`).
     func resource(_ name: String, responder: HTTPResponder, now: Int64) -> HTTPResponse? {
         state.withLock { state in
-            if name.hasSuffix(".m4s"), let cmaf = state.packager.cmaf, let sequence = Self.segmentNumber(name),
+            if name.hasSuffix(".m4s"), let cmaf = state.packager.cmaf,
+               let (sequence, track) = Self.segmentNumber(name).map({ ($0, UInt32?.none) }) ?? CMAFName.trackSegment(name).map({ ($0.0, Optional($0.1)) }),
                SegmentStreams.follows(sequence, in: cmaf.window) {
-                let stream = state.segmentStreams.follow(sequence, window: cmaf.window,
+                let stream = state.segmentStreams.follow(sequence, track: track, window: cmaf.window,
                                                          deadlineNanoseconds: now + cmaf.window.maximumBlockNanoseconds)
                 return .stream(stream, headers: [("Content-Type", "video/mp4"), ("Cache-Control", "no-cache")])
             }
@@ -362,7 +363,8 @@ public final class VideoChannel: Sendable {
                     bitsPerSecond: state.bitRate(),
                     format: state.packager.offers(.cmaf) ? .cmaf : .ts,
                     codecs: state.packager.cmaf?.fragmenter.current?.tracks.map(\.codec.codecString).joined(separator: ","),
-                    statistics: state.packager.statistics + [("hls_blocked_requests", Int64(state.blocked.values.reduce(0) { $0 + $1.count }))]
+                    statistics: state.packager.statistics + [("hls_blocked_requests", Int64(state.blocked.values.reduce(0) { $0 + $1.count })),
+                                                             ("hls_segment_streams", Int64(state.segmentStreams.count))]
                         + state.publishLatency.statistics + healthStatistics)
         }
     }

@@ -58,7 +58,7 @@ import Testing
         let blocked = client.get(base + "live.m3u8?_HLS_msn=\(hint.msn)&_HLS_part=\(hint.part)")
         let waited = Date().timeIntervalSince(started)
         #expect(blocked.status == 200)
-        #expect(blocked.body.contains("URI=\"seg\(hint.msn).\(hint.part).ts\""), "\(blocked.body)")
+        #expect(blocked.body.contains("URI=\"seg\(hint.msn).\(hint.part).m4s\""), "\(blocked.body)")
         #expect(waited < 2.0, "blocked \(waited) s")
         let tooFar = client.get(base + "live.m3u8?_HLS_msn=\(hint.msn + 3)&_HLS_part=0")
         #expect(tooFar.status == 400)
@@ -66,9 +66,9 @@ import Testing
         #expect(client.get(base + "live.m3u8?_HLS_msn=x").status == 400)
 
         // The hinted part itself is served once it exists, immutable.
-        let part = client.get(base + "seg\(hint.msn).\(hint.part).ts", bodyTo: "/dev/null")
+        let part = client.get(base + "seg\(hint.msn).\(hint.part).m4s", bodyTo: "/dev/null")
         #expect(part.status == 200)
-        #expect(part.headers.contains("content-type: video/mp2t"))
+        #expect(part.headers.contains("content-type: video/mp4"))
         #expect(part.headers.contains("cache-control: public, max-age=60, immutable"))
 
         // Rewind: classic playlist starting back in time, clamped to the window.
@@ -175,12 +175,12 @@ import Testing
         #expect((try? runCommand(["diff", "-r", trees[0], trees[1]])) != nil)
     }
 
-    /// `#EXT-X-PRELOAD-HINT:TYPE=PART,URI="segM.P.ts"` → (M, P).
+    /// `#EXT-X-PRELOAD-HINT:TYPE=PART,URI="segM.P.m4s"` (or `.ts`) → (M, P).
     static func preloadHint(_ playlist: String) -> (msn: Int, part: Int)? {
         guard let line = playlist.split(separator: "\n").first(where: { $0.hasPrefix("#EXT-X-PRELOAD-HINT:") }),
               let start = line.range(of: "URI=\"seg") else { return nil }
-        let numbers = line[start.upperBound...].prefix { $0 != "\"" }.dropLast(3).split(separator: ".")
-        guard numbers.count == 2, let msn = Int(numbers[0]), let part = Int(numbers[1]) else { return nil }
+        let numbers = line[start.upperBound...].prefix { $0 != "\"" }.split(separator: ".")
+        guard numbers.count == 3, let msn = Int(numbers[0]), let part = Int(numbers[1]) else { return nil }
         return (msn, part)
     }
 

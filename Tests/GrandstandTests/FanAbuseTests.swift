@@ -21,7 +21,7 @@ struct FanAbuseTests {
     @Test func traversalAttemptsGet4xxAndServingGoesOn() throws {
         let fed = try ServingTests.Fed()
         defer { fed.daemon.stop() }
-        fed.feed { fed.playlist().contains("seg1.ts") }
+        fed.feed { fed.playlist("live-ts.m3u8").contains("seg1.ts") }
         for path in Self.traversals {
             // --path-as-is: curl sends the dots as written instead of resolving them.
             let status = try runCommand(["curl", "-s", "--path-as-is", "-o", "/dev/null", "-w", "%{http_code}",

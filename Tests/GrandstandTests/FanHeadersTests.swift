@@ -15,7 +15,7 @@ struct FanHeadersTests {
     @Test func segmentsAndPartsAreImmutableWithStrongTagsAndRanges() throws {
         let fed = try ServingTests.Fed()
         defer { fed.daemon.stop() }
-        fed.feed { fed.playlist().contains("seg2.ts") }
+        fed.feed { fed.playlist("live-ts.m3u8").contains("seg2.ts") }
         let full = try Self.get(fed, "/channels/cam/seg1.ts")
         #expect(full.status == 200)
         #expect(full.headers["content-type"] == "video/mp2t")
@@ -75,7 +75,7 @@ struct FanHeadersTests {
     @Test func playlistsGetTagsSoPollingClientsGet304UntilTheyChange() throws {
         let fed = try ServingTests.Fed()
         defer { fed.daemon.stop() }
-        fed.feed { fed.playlist().contains("seg2.ts") }
+        fed.feed { fed.playlist("live-ts.m3u8").contains("seg2.ts") }
         let live = try Self.get(fed, "/channels/cam/live.m3u8")
         #expect(live.headers["content-type"] == "application/vnd.apple.mpegurl")
         #expect(live.headers["cache-control"] == "no-cache")
@@ -122,7 +122,7 @@ struct FanHeadersTests {
     @Test func everyOtherResourceHasItsTypeAndCachePolicy() throws {
         let fed = try ServingTests.Fed()
         defer { fed.daemon.stop() }
-        fed.feed { fed.playlist().contains("seg2.ts") }
+        fed.feed { fed.playlist("live-ts.m3u8").contains("seg2.ts") }
         try waitFor("a thumbnail") { (try? Self.get(fed, "/channels/cam/thumbnail.jpg"))?.status == 200 }
         let expectations: [(String, String, String)] = [
             ("/", "text/html; charset=utf-8", "no-cache"),
@@ -183,7 +183,7 @@ struct FanHeadersTests {
     @Test func curlSeesRangesHeadAndConditionals() throws {
         let fed = try ServingTests.Fed()
         defer { fed.daemon.stop() }
-        fed.feed { fed.playlist().contains("seg2.ts") }
+        fed.feed { fed.playlist("live-ts.m3u8").contains("seg2.ts") }
         let base = "http://127.0.0.1:\(fed.port)/channels/cam/"
         let range = try runCommand(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", "-r", "188-375", base + "seg0.ts"])
         #expect(range == "206 188")

@@ -29,6 +29,13 @@ struct ServingTests {
             }
         }
 
+        /// Waits until a CMAF segment body is being sent while it is made (LL-DASH).
+        func waitForHeldStream() throws {
+            try waitFor("a segment stream", timeout: 20) {
+                daemon.gateway.videoChannel("cam")?.summary.statistics.first { $0.0 == "hls_segment_streams" }?.1 == 1
+            }
+        }
+
         init() throws {
             daemon = Daemon(config: try DaemonTests.config(), board: nil)
             try daemon.start()
@@ -51,30 +58,33 @@ struct ServingTests {
 
         func get(_ target: String) -> RawHTTPClient.Reply? { try? RawHTTPClient(port: port).get(target) }
 
-        func playlist() -> String { get("/channels/cam/live.m3u8").map { String(decoding: $0.body, as: UTF8.self) } ?? "" }
+        /// `live.m3u8` (CMAF), or another playlist of the channel (`live-ts.m3u8`).
+        func playlist(_ name: String = "live.m3u8") -> String {
+            get("/channels/cam/" + name).map { String(decoding: $0.body, as: UTF8.self) } ?? ""
+        }
     }
 
     @Test func blockingReloadAnswersWhenThePartIsPublished() throws {
         let fed = try Fed()
         defer { fed.daemon.stop() }
-        fed.feed { fed.playlist().contains("seg2.ts") }
+        fed.feed { fed.playlist().contains("seg2.m4s") }
         let hint = try #require(DemoEndToEndTests.preloadHint(fed.playlist()))
 
         // Held while the part is missing: the answer waits for the feed.
         let waiting = Thread.detachNewThreadResult {
             fed.get("/channels/cam/live.m3u8?_HLS_msn=\(hint.msn)&_HLS_part=\(hint.part)")
         }
-        let part = Thread.detachNewThreadResult { fed.get("/channels/cam/seg\(hint.msn).\(hint.part).ts") }
+        let part = Thread.detachNewThreadResult { fed.get("/channels/cam/seg\(hint.msn).\(hint.part).m4s") }
         try fed.waitForHeldRequests(2)
         #expect(!waiting.isDone && !part.isDone)
         fed.feed { waiting.isDone && part.isDone }
         let answered: RawHTTPClient.Reply?? = waiting.wait()
         let reply = answered ?? nil
         #expect(reply?.status == 200)
-        #expect(reply.map { String(decoding: $0.body, as: UTF8.self) }?.contains("URI=\"seg\(hint.msn).\(hint.part).ts\"") == true)
+        #expect(reply.map { String(decoding: $0.body, as: UTF8.self) }?.contains("URI=\"seg\(hint.msn).\(hint.part).m4s\"") == true)
         let partAnswer: RawHTTPClient.Reply?? = part.wait()
         #expect((partAnswer ?? nil)?.status == 200)
-        #expect((partAnswer ?? nil)?.headers["content-type"] == "video/mp2t")
+        #expect((partAnswer ?? nil)?.headers["content-type"] == "video/mp4")
 
         // Refusals and misses.
         #expect(fed.get("/channels/cam/live.m3u8?_HLS_msn=\(hint.msn + 4)")?.status == 400)
@@ -91,7 +101,7 @@ struct ServingTests {
     @Test func aHeldReloadTimesOutWith503AfterThreeTargetDurations() throws {
         let fed = try Fed()
         defer { fed.daemon.stop() }
-        fed.feed { fed.playlist().contains("seg1.ts") }
+        fed.feed { fed.playlist().contains("seg1.m4s") }
         let hint = try #require(DemoEndToEndTests.preloadHint(fed.playlist()))
         let started = Date()
         let reply = fed.get("/channels/cam/live.m3u8?_HLS_msn=\(hint.msn)&_HLS_part=\(hint.part)")
@@ -103,7 +113,7 @@ struct ServingTests {
     @Test func thumbnailsDataMessagesAndRemoval() throws {
         let fed = try Fed()
         defer { fed.daemon.stop() }
-        fed.feed { fed.playlist().contains("seg2.ts") }
+        fed.feed { fed.playlist("live-ts.m3u8").contains("seg2.ts") }
         fed.daemon.gateway.handle([.dataMessage(channelID: "scores", payload: Array("{\"home\":1}".utf8)[...],
                                                 timestampNanoseconds: 1_700_000_000_000_000_000)])
         try waitFor("a thumbnail", timeout: 8) { fed.get("/channels/cam/thumbnail.jpg")?.status == 200 }
