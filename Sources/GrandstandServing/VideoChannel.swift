@@ -127,7 +127,7 @@ public final class VideoChannel: Sendable {
                 let type = name.hasSuffix(".ts") ? "video/mp2t" : "video/mp4"
                 return HTTPResponse(status: 200, headers: [("Content-Type", type),
                                                            ("Cache-Control", "public, max-age=60, immutable"),
-                                                           ("ETag", EntityTag.strong("\(id).\(instance).\(name)"))],
+                                                           ("ETag", EntityTag.strong("\(id).\(instance).\(name[..<(name.lastIndex(of: ".") ?? name.endIndex)])"))],
                                     bytes: bytes)
             case .notYetAvailable, .notFound:
                 return .text(404, "no such segment or part")

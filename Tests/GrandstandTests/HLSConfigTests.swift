@@ -62,7 +62,7 @@ import Testing
         (#"{"windowByteCap":2.5}"#, "$.hls.windowByteCap: expected an integer, got a fraction"),
         (#"{"blockingReloadTimeoutSeconds":0}"#, "$.hls.blockingReloadTimeoutSeconds: 0.0 is out of range 1.0...60.0 seconds"),
         (#"{"videoHealth":"on"}"#, "$.hls.videoHealth: expected true or false, got a string"),
-        (#"{"segmentSeconds":2}"#, "$.hls.segmentSeconds: unknown key (expected one of: blockingReloadTimeoutSeconds, partSeconds, rewindWindowSeconds, targetSegmentSeconds, videoHealth, windowByteCap)"),
+        (#"{"segmentSeconds":2}"#, "$.hls.segmentSeconds: unknown key (expected one of: blockingReloadTimeoutSeconds, cmaf, partSeconds, rewindWindowSeconds, targetSegmentSeconds, videoHealth, windowByteCap)"),
         (#"[2]"#, "$.hls: expected an object, got an array"),
     ])
     func badValuesAreReportedWithTheirPath(hls: String, message: String) {
