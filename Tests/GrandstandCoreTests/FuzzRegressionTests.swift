@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import GrandstandCore
 
 /// Inputs the fuzz targets found crashing (tools/fuzz, docs/reliability.md "Findings"), replayed
@@ -46,4 +47,13 @@ import Testing
         let target = try UploadTarget.parse(url).get()
         #expect(UploadTarget.parse(target.description) == .success(target))
     }
+}
+
+/// `cmaf`: an H.264 SPS whose frame-cropping offsets (ue(v), up to 2^32 − 1) overflowed when
+/// summed in 32 bits; the parser now refuses such an SPS (the picture would have no size).
+@Test func aSequenceParameterSetWithHugeCroppingIsRefused() throws {
+    let input = try Fixtures.bytes("fuzz/cmaf-sps-crop-overflow.bin")
+    let split = Int(input[0])
+    let first = Array(input[1..<min(input.count, 1 + split)])
+    #expect(AVCConfiguration(sps: [0x67] + first, pps: [[0x68]]) == nil)
 }

@@ -1,5 +1,6 @@
 // A synthetic one-program H.264 transport stream for the harnesses that need media with chosen
-// timings (playlist, query): PAT/PMT before keyframes, one PES (AUD + slice) per frame. Built as
+// timings (playlist, query): PAT/PMT before keyframes, one PES (AUD + slice; keyframes carry a
+// real SPS and PPS, 160x90 High, so CMAF headers can be made) per frame. Built as
 // Tests/GrandstandCoreTests/TransportStreamTestSupport.swift does; linked into every harness.
 @testable import GrandstandCore
 
@@ -27,7 +28,9 @@ struct SyntheticStream {
         }
         let d = dts & 0x1_FFFF_FFFF
         var pes = Self.pesHeader(pts: (d + 7200) & 0x1_FFFF_FFFF, dts: d)
-        pes.append(contentsOf: [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, keyframe ? 0x65 : 0x41])
+        pes.append(contentsOf: [0, 0, 0, 1, 0x09, 0xF0])
+        if keyframe { pes.append(contentsOf: [0, 0, 0, 1] + Self.sps + [0, 0, 0, 1] + Self.pps) }
+        pes.append(contentsOf: [0, 0, 0, 1, keyframe ? 0x65 : 0x41])
         for i in 0..<250 { pes.append(UInt8(truncatingIfNeeded: i &* 13 &+ Int(d & 0xFF)) | 0x10) }
         bytes.append(contentsOf: Self.packet(pid: Self.videoPID, cc: next(Self.videoPID), pusi: true,
                                              payload: Array(pes.prefix(170)), discontinuity: discontinuity))
@@ -35,6 +38,11 @@ struct SyntheticStream {
         if !loseSecond { bytes.append(contentsOf: second) }
         return bytes
     }
+
+    /// The parameter sets of Tests/Fixtures/media/testsrc-160x90-25fps-2s.h264 (x264, High 1.1).
+    static let sps: [UInt8] = [0x67, 0x64, 0x00, 0x0B, 0xAC, 0xD9, 0x42, 0x8D, 0xF9, 0x30, 0x11, 0x00, 0x00, 0x03, 0x00, 0x01,
+                               0x00, 0x00, 0x03, 0x00, 0x32, 0x0F, 0x14, 0x29, 0x96]
+    static let pps: [UInt8] = [0x68, 0xEF, 0x84, 0x72, 0xC0]
 
     static func packet(pid: UInt16, cc: Int, pusi: Bool = false, payload: [UInt8], discontinuity: Bool = false) -> [UInt8] {
         var bytes: [UInt8] = [0x47, UInt8(pid >> 8) | (pusi ? 0x40 : 0), UInt8(pid & 0xFF)]

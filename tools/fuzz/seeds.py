@@ -215,6 +215,24 @@ def synthetic_seeds(out):
         length = 5 + len(body) + 4
         section = bytes([0x42, 0xF0 | length >> 8, length & 0xFF, 0x04, 0x01, 0xC1, 0, 0]) + body
         out.put("sdt", section + struct.pack(">I", crc32_mpeg2(section)))
+    # cmaf: a split byte, the SPS body (after its NAL header) and what follows: the fixtures'
+    # H.264 and HEVC parameter sets, an ADTS frame, and a muxed chunk pair for TrackExtraction.
+    sps264 = bytes([0x64, 0x00, 0x0B, 0xAC, 0xD9, 0x42, 0x8D, 0xF9, 0x30, 0x11, 0x00, 0x00, 0x03, 0x00, 0x01,
+                    0x00, 0x00, 0x03, 0x00, 0x32, 0x0F, 0x14, 0x29, 0x96])
+    adts = bytes([0xFF, 0xF1, 0x4C, 0x40, 0x01, 0x5F, 0xFC, 1, 2, 3])
+    out.put("cmaf", bytes([len(sps264)]) + sps264 + bytes([0xEF, 0x84, 0x72, 0xC0]))
+    out.put("cmaf", bytes([0]) + adts * 3)
+    def box(kind, body):
+        return struct.pack(">I", 8 + len(body)) + kind + body
+    def full(kind, version, flags, body):
+        return box(kind, bytes([version]) + flags.to_bytes(3, "big") + body)
+    def traf(track, offset, sizes):
+        trun = struct.pack(">Ii", len(sizes), offset) + b"".join(struct.pack(">IIIi", 3600, n, 0x02000000, 0) for n in sizes)
+        return box(b"traf", full(b"tfhd", 0, 0x020000, struct.pack(">I", track)) + full(b"tfdt", 1, 0, struct.pack(">Q", 9000))
+                   + full(b"trun", 1, 0xF01, trun))
+    def moof(offset):
+        return box(b"moof", full(b"mfhd", 0, 0, struct.pack(">I", 1)) + traf(1, offset + 8, [4]) + traf(2, offset + 12, [2]))
+    out.put("cmaf", bytes([1]) + moof(len(moof(0))) + box(b"mdat", b"\0\0\0\0ab"))
     # http1: a split selector, then what a client sent (one request, pipelined ones, bad ones).
     for selector, text in ((0x40, b"GET /channels/cam/live.m3u8?_HLS_msn=3&_HLS_part=1 HTTP/1.1\r\nHost: gw\r\n\r\n"),
                            (0x10, b"HEAD / HTTP/1.0\r\n\r\nGET /channels.json HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n"),

@@ -56,8 +56,9 @@ public struct AVCConfiguration: Sendable, Equatable {
         // §7.4.2.1.1: crop units follow the chroma subsampling and field coding.
         let unitX = chromaFormat == 1 || chromaFormat == 2 ? 2 : 1
         let unitY = (chromaFormat == 1 ? 2 : 1) * (frameMBsOnly ? 1 : 2)
-        width = (Int(widthMBs) + 1) * 16 - unitX * Int(crop.0 + crop.1)
-        height = (frameMBsOnly ? 1 : 2) * (Int(heightMaps) + 1) * 16 - unitY * Int(crop.2 + crop.3)
+        // Offsets are ue(v) up to 2^32 − 1: summed as Int, never in UInt32 (found by the `cmaf` fuzz target).
+        width = (Int(widthMBs) + 1) * 16 - unitX * (Int(crop.0) + Int(crop.1))
+        height = (frameMBsOnly ? 1 : 2) * (Int(heightMaps) + 1) * 16 - unitY * (Int(crop.2) + Int(crop.3))
         guard width > 0, height > 0 else { return nil }
     }
 

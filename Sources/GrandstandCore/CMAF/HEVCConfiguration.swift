@@ -50,8 +50,8 @@ public struct HEVCConfiguration: Sendable, Equatable {
         bitDepthLumaMinus8 = UInt8(luma); bitDepthChromaMinus8 = UInt8(chromaDepth)
         // Table 6-1: SubWidthC / SubHeightC scale the conformance window offsets.
         let subWidth = chroma == 1 || chroma == 2 ? 2 : 1, subHeight = chroma == 1 ? 2 : 1
-        width = Int(w) - subWidth * Int(crop.0 + crop.1)
-        height = Int(h) - subHeight * Int(crop.2 + crop.3)
+        width = Int(w) - subWidth * (Int(crop.0) + Int(crop.1))
+        height = Int(h) - subHeight * (Int(crop.2) + Int(crop.3))
         guard width > 0, height > 0 else { return nil }
     }
 

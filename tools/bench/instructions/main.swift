@@ -330,8 +330,10 @@ func decode(_ decoder: inout SMPTE2022Decoder, _ events: [(isFEC: Bool, bytes: [
 /// tools/samples/clean.ts (H.264 + AAC, 0.9 Mbit/s) three times back to back, each copy's clocks
 /// shifted so time runs on and continuity counters continued (as tools/bench/hls does), fed to
 /// `HLSPackager` in 7 × 188-byte datagrams with arrival times spread evenly over the media time.
-/// The unit is one datagram (one RTP packet's worth: 7 TS packets).
-func segmenter(samplePath: String) -> Outcome {
+/// The unit is one datagram (one RTP packet's worth: 7 TS packets). `cmaf`: the packager also
+/// writes CMAF (samples collected, chunks and the second window): case `cmaf-writer`, whose
+/// difference to `segmenter` is what CMAF costs.
+func segmenter(samplePath: String, cmaf: Bool = false) -> Outcome {
     let source = readFile(samplePath)
     precondition(source.count >= 188 * 1_000 && source.count % 188 == 0, "segmenter: \(samplePath) is not a TS sample")
     let copies = 3
@@ -341,14 +343,15 @@ func segmenter(samplePath: String) -> Outcome {
     let nanosecondsPerChunk = MediaClock.nanoseconds(ticks: copyTicks) * Int64(copies) / Int64(chunks)
     let base: Int64 = 1_750_000_000 * 1_000_000_000
     // Warm-up: a packager of its own over the first 2 000 datagrams (code paths, metadata).
-    var warm = HLSPackager()
+    var warm = HLSPackager(cmaf: cmaf)
     var checksum = package(&warm, stream, 0..<min(chunks, 2_000), base: base, step: nanosecondsPerChunk)
-    var packager = HLSPackager()
+    var packager = HLSPackager(cmaf: cmaf)
     checksum &+= callgrindMeasuredSection { package(&packager, stream, 0..<chunks, base: base, step: nanosecondsPerChunk) }
     let statistics = packager.statistics
     let value = { (name: String) in statistics.first { $0.0 == name }?.1 ?? -1 }
     precondition(value("hls_segments") >= 20 && value("num_ts_discontinuities") == 0 && value("hls_discontinuities") == 0,
                  "segmenter: unexpected statistics \(statistics)")
+    precondition(!cmaf || value("cmaf_chunks") >= 100 && value("cmaf_segments_unpackaged") == 0, "cmaf-writer: \(statistics)")
     return Outcome(units: chunks, checksum: checksum)
 }
 
@@ -506,6 +509,7 @@ let cases = [
     Case(name: "fec-rs-k20-m5", unit: "window", run: fecReedSolomon),
     Case(name: "fec-2022-l10-d10", unit: "window", run: fecSMPTE2022),
     Case(name: "segmenter", unit: "packet", run: { segmenter(samplePath: samplePath) }),
+    Case(name: "cmaf-writer", unit: "packet", run: { segmenter(samplePath: samplePath, cmaf: true) }),
     Case(name: "http-playlist-get", unit: "request", run: httpPlaylistGet),
 ]
 

@@ -6,7 +6,10 @@
 //     EXT-X-PART DURATION ≤ PART-TARGET (§4.4.4.9) with no exception (a DTS step longer than
 //     the part target is a hole listed as EXT-X-GAP; finding 2 in docs/reliability.md),
 //     and parts numbered 0, 1, … in each segment;
-//   - segment URIs are seg<MSN + i>.ts; MEDIA-SEQUENCE never decreases (§6.2.1);
+//   - segment URIs are seg<MSN + i>.ts (.m4s in the CMAF playlist); MEDIA-SEQUENCE never
+//     decreases (§6.2.1);
+//   - the CMAF playlist names its header (EXT-X-MAP) before its first segment, every header and
+//     listed segment it names can be fetched, and one track cuts out of every segment;
 //   - a segment keeps its duration, gap flag and discontinuity sequence number in every playlist
 //     that lists it, so DISCONTINUITY-SEQUENCE grows exactly by the discontinuities that left
 //     (§4.4.3.3, §6.2.1), and it never decreases.
@@ -24,9 +27,10 @@ func fuzzOne(_ bytes: [UInt8]) {
     let segmenter = SegmenterConfiguration(targetDuration: 0.5 + Double(shape & 0x07) * 0.5,
                                            partTarget: 0.1 + Double(shape >> 3 & 0x07) * 0.05)
     let window = WindowConfiguration(window: 4 + Double(shape >> 6) * 6, byteCap: 1 << 20)
-    var packager = HLSPackager(segmenter: segmenter, window: window)
+    var packager = HLSPackager(segmenter: segmenter, window: window, cmaf: true)
     var stream = SyntheticStream()
     var classic = PlaylistChecker(lowLatency: false), low = PlaylistChecker(lowLatency: true)
+    var cmaf = PlaylistChecker(lowLatency: true, segmentExtension: "m4s")
     var frames = 0
     while !cursor.isAtEnd, frames < 3000 {
         let op = cursor.u8()
@@ -60,11 +64,38 @@ func fuzzOne(_ bytes: [UInt8]) {
         _ = update
         classic.check(packager.window.playlist(.init(lowLatency: false)))
         low.check(packager.livePlaylist())
+        if frames % 16 == 0 { checkCMAF(packager, &cmaf) }
     }
     _ = packager.finish()
     classic.check(packager.window.playlist(.init(lowLatency: false)))
     low.check(packager.livePlaylist())
-    require(classic.ended && low.ended, "a finished playlist ends with EXT-X-ENDLIST")
+    checkCMAF(packager, &cmaf)
+    require(classic.ended && low.ended && cmaf.ended, "a finished playlist ends with EXT-X-ENDLIST")
+}
+
+/// The CMAF playlist's rules, and that what it names can be fetched.
+func checkCMAF(_ packager: HLSPackager, _ checker: inout PlaylistChecker) {
+    let text = packager.livePlaylist(.cmaf)
+    checker.check(text)
+    var mapped = false, gap = false
+    for line in text.split(separator: "\n").map(String.init) {
+        if let uri = line.after("#EXT-X-MAP:URI=\"") {
+            let name = String(uri.dropLast())
+            guard case .media = packager.resource(named: name) else { require(false, "header \(name) not served"); return }
+            mapped = true
+        } else if line == "#EXT-X-GAP" {
+            gap = true
+        } else if line.hasPrefix("seg") {
+            require(mapped || gap, "segment \(line) before any EXT-X-MAP")
+            gap = false
+        }
+    }
+    for segment in packager.cmaf!.window.completeSegments where !segment.isGap {
+        let name = packager.cmaf!.window.segmentName(segment.mediaSequence)
+        guard case .media(let bytes) = packager.resource(named: name) else { require(false, "\(name) not served"); continue }
+        let video = try? TrackExtraction.extract(track: 1, from: bytes.array[...])
+        require(video.map { !$0.isEmpty } == true, "no video track cut out of \(name)")
+    }
 }
 
 /// What one playlist said about one segment; the same segment must say the same every time.
@@ -82,7 +113,12 @@ struct PlaylistChecker {
     var seen: [Int: SegmentFacts] = [:]
     var ended = false
 
-    init(lowLatency: Bool) { self.lowLatency = lowLatency }
+    let segmentExtension: String
+
+    init(lowLatency: Bool, segmentExtension: String = "ts") {
+        self.lowLatency = lowLatency
+        self.segmentExtension = segmentExtension
+    }
 
     mutating func check(_ text: String) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -126,7 +162,7 @@ struct PlaylistChecker {
             } else if !line.hasPrefix("#") {
                 require(msn >= 0 && target > 0 && dsn >= 0, "segment before the header tags")
                 let sequence = msn + index
-                require(line == "seg\(sequence).ts", "URI \(line) at MEDIA-SEQUENCE \(msn) + \(index)")
+                require(line == "seg\(sequence).\(segmentExtension)", "URI \(line) at MEDIA-SEQUENCE \(msn) + \(index)")
                 let facts = SegmentFacts(duration: duration ?? "?", gap: gap, discontinuitySequence: dsn + discontinuities)
                 require(duration != nil, "segment \(sequence) without EXTINF")
                 if let before = seen[sequence] {
@@ -148,8 +184,8 @@ struct PlaylistChecker {
     }
 
     func parsePart(_ name: String) -> (sequence: Int, index: Int)? {
-        guard name.hasPrefix("seg"), name.hasSuffix(".ts") else { return nil }
-        let numbers = name.dropFirst(3).dropLast(3).split(separator: ".")
+        guard name.hasPrefix("seg"), name.hasSuffix("." + segmentExtension) else { return nil }
+        let numbers = name.dropFirst(3).dropLast(segmentExtension.count + 1).split(separator: ".")
         guard numbers.count == 2, let sequence = Int(numbers[0]), let index = Int(numbers[1]) else { return nil }
         return (sequence, index)
     }
