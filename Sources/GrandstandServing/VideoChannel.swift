@@ -9,11 +9,16 @@ import Synchronization
 /// the capture thread feeds it, HTTP handlers and the serving timer read it.
 public final class VideoChannel: Sendable {
     enum Waiting {
-        case live(HLSPackager.Format)
+        case live(HLSPackager.Format, delta: Bool)
         case resource(String)
     }
 
     public typealias Format = HLSPackager.Format
+
+    struct LiveKey: Hashable {
+        var format: Format
+        var delta: Bool
+    }
 
     let id: String
     /// Decode health on its own thread (nil when `hls.videoHealth` is off); has its own lock.
@@ -38,7 +43,8 @@ public final class VideoChannel: Sendable {
         var thumbnailSegment = -1
         /// The live playlist answer (text and ETag) until the window next changes: polling clients
         /// share one rendering instead of one each.
-        var liveAnswers: [Format: HTTPResponse] = [:]
+        /// By format, and full or delta update.
+        var liveAnswers: [LiveKey: HTTPResponse] = [:]
         /// Segment and part answers made since the window last changed (at most 4 MiB of media):
         /// fans ask for the same newest parts, and a shared answer costs no copy of the media.
         var mediaAnswers: [String: HTTPResponse] = [:]
@@ -82,7 +88,7 @@ public final class VideoChannel: Sendable {
                 switch outcome {
                 case .ready:
                     switch entry.kind {
-                    case .live(let format): ready.append((entry.responder, liveResponse(format)))
+                    case .live(let format, let delta): ready.append((entry.responder, liveResponse(LiveKey(format: format, delta: delta))))
                     case .resource(let name): ready.append((entry.responder, mediaResponse(name)))
                     }
                 case .badRequest(let why): ready.append((entry.responder, .text(400, why)))
@@ -113,7 +119,7 @@ public final class VideoChannel: Sendable {
         /// Which window a held request waits on.
         static func format(of kind: Waiting) -> Format {
             switch kind {
-            case .live(let format): format
+            case .live(let format, _): format
             case .resource(let name): name.hasSuffix(".ts") ? .ts : .cmaf
             }
         }
@@ -134,11 +140,11 @@ public final class VideoChannel: Sendable {
             }
         }
 
-        mutating func liveResponse(_ format: Format) -> HTTPResponse {
-            if let answer = liveAnswers[format] { return answer }
-            var answer = VideoChannel.playlistResponse(packager.livePlaylist(format))
+        mutating func liveResponse(_ key: LiveKey) -> HTTPResponse {
+            if let answer = liveAnswers[key] { return answer }
+            var answer = VideoChannel.playlistResponse(packager.livePlaylist(key.format, delta: key.delta))
             answer.headers.append(("ETag", EntityTag.forBody(answer.body)))
-            liveAnswers[format] = answer
+            liveAnswers[key] = answer
             return answer
         }
 
@@ -225,11 +231,12 @@ public final class VideoChannel: Sendable {
     /// The live playlist of `format` with optional `_HLS_msn`/`_HLS_part`: now, held (nil), or 400.
     func livePlaylist(_ reload: ReloadRequest, format: Format, responder: HTTPResponder, now: Int64) -> HTTPResponse? {
         state.withLock { state in
+            let key = LiveKey(format: format, delta: reload.wantsDelta)
             switch state.packager.reloadDecision(msn: reload.msn, part: reload.part, format) {
-            case .respondNow: return state.liveResponse(format)
+            case .respondNow: return state.liveResponse(key)
             case .badRequest(let why): return .text(400, why)
             case .wait:
-                state.hold(.playlist(msn: reload.msn ?? 0, part: reload.part), .live(format), responder, now: now)
+                state.hold(.playlist(msn: reload.msn ?? 0, part: reload.part), .live(format, delta: key.delta), responder, now: now)
                 return nil
             }
         }

@@ -49,10 +49,12 @@ import TestSupport
     }
 }
 
-/// `cmaf`: an H.264 SPS whose frame-cropping offsets (ue(v), up to 2^32 − 1) overflowed when
-/// summed in 32 bits; the parser now refuses such an SPS (the picture would have no size).
-@Test func aSequenceParameterSetWithHugeCroppingIsRefused() throws {
-    let input = try Fixtures.bytes("fuzz/cmaf-sps-crop-overflow.bin")
+/// `cmaf`: H.264 SPSs whose frame-cropping offsets (ue(v), up to 2^32 − 1) overflowed when
+/// summed in 32 bits, or whose scaling-list delta (se(v), −128…127 by §7.4.2.1.1.1) overflowed;
+/// the parser now refuses both.
+@Test(arguments: ["fuzz/cmaf-sps-crop-overflow.bin", "fuzz/cmaf-sps-scaling-delta.bin"])
+func aSequenceParameterSetWithOutOfRangeFieldsIsRefused(_ name: String) throws {
+    let input = try Fixtures.bytes(name)
     let split = Int(input[0])
     let first = Array(input[1..<min(input.count, 1 + split)])
     #expect(AVCConfiguration(sps: [0x67] + first, pps: [[0x68]]) == nil)

@@ -102,7 +102,7 @@ func label(_ d: ReloadDecision) -> String {
         #expect(ReloadRequest.parse(query: "_HLS_msn=12&_HLS_part=3") == .success(ReloadRequest(msn: 12, part: 3)))
         #expect(ReloadRequest.parse(query: "foo=1&_HLS_msn=4&_HLS_skip=YES") == .success(ReloadRequest(msn: 4, skip: "YES")))
         #expect(ReloadRequest.parse(query: "") == .success(ReloadRequest()))
-        for bad in ["_HLS_msn=-1", "_HLS_msn=", "_HLS_msn=1x", "_HLS_part=99999999999", "_HLS_msn=+3"] {
+        for bad in ["_HLS_msn=-1", "_HLS_msn=", "_HLS_msn=1x", "_HLS_part=99999999999", "_HLS_msn=+3", "_HLS_skip=NO", "_HLS_skip="] {
             #expect(ReloadRequest.parse(query: Substring(bad)) == .failure(.badValue(String(bad.prefix { $0 != "=" }))))
         }
     }
@@ -206,5 +206,23 @@ func label(_ d: ReloadDecision) -> String {
         #expect(held.expire(nowNanoseconds: 6_999_999_999).isEmpty)
         #expect(held.expire(nowNanoseconds: 7_000_000_000) == [3])
         #expect(held.count == 0 && held.nextDeadline == nil)
+    }
+
+    /// A Playlist Delta Update (RFC 8216bis §6.2.5.1): with 15 complete 2 s segments and a 12 s
+    /// Skip Boundary, the 9 segments that end ≥ 12 s before the end become one EXT-X-SKIP; the
+    /// rest is the full playlist's tail, line for line.
+    @Test func deltaUpdateSkipsWhatIsOlderThanTheSkipBoundary() {
+        let w = window(complete: 15, openParts: 2)
+        let full = w.playlist()
+        #expect(full.contains("#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=12.0,"))
+        #expect(full.contains("#EXT-X-VERSION:6\n") && !full.contains("EXT-X-SKIP:"))
+        let delta = w.playlist(MediaWindow.PlaylistOptions(delta: true))
+        #expect(delta.contains("#EXT-X-VERSION:9\n") && delta.contains("#EXT-X-SKIP:SKIPPED-SEGMENTS=9\n"))
+        #expect(delta.contains("#EXT-X-MEDIA-SEQUENCE:0\n") && !delta.contains("seg8.ts\n") && delta.contains("seg9.ts\n"))
+        let tail = full.components(separatedBy: "#EXT-X-PROGRAM-DATE-TIME").dropFirst(10).joined(separator: "#EXT-X-PROGRAM-DATE-TIME")
+        #expect(delta.hasSuffix(tail))
+        // A window shorter than the boundary skips nothing (and stays version 6).
+        let short = window(complete: 5, openParts: 1)
+        #expect(short.playlist(MediaWindow.PlaylistOptions(delta: true)) == short.playlist())
     }
 }

@@ -67,7 +67,8 @@ public struct AVCConfiguration: Sendable, Equatable {
         var last: Int32 = 8, next: Int32 = 8
         for _ in 0..<size {
             if next != 0 {
-                guard let delta = r.se() else { return false }
+                // delta_scale is in −128…127 (§7.4.2.1.1.1); anything else is not an SPS.
+                guard let delta = r.se(), (-128...127).contains(delta) else { return false }
                 next = (last + delta + 256) % 256
             }
             if next != 0 { last = next }

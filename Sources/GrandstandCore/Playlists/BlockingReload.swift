@@ -51,8 +51,12 @@ extension MediaWindow {
 public struct ReloadRequest: Sendable, Equatable {
     public var msn: Int?
     public var part: Int?
-    /// `_HLS_skip` is not supported (no EXT-X-SKIP); it is parsed and ignored.
+    /// `_HLS_skip=YES` (or `v2`): a Playlist Delta Update (RFC 8216bis §6.2.5.1), the segments
+    /// older than the Skip Boundary replaced by EXT-X-SKIP. We have no EXT-X-DATERANGE, so v2
+    /// is the same as YES.
     public var skip: String?
+
+    public var wantsDelta: Bool { skip == "YES" || skip == "v2" }
 
     public init(msn: Int? = nil, part: Int? = nil, skip: String? = nil) {
         self.msn = msn
@@ -75,6 +79,7 @@ public struct ReloadRequest: Sendable, Equatable {
                 }
                 if key == "_HLS_msn" { request.msn = n } else { request.part = n }
             case "_HLS_skip":
+                guard value == "YES" || value == "v2" else { return .failure(.badValue(String(key))) }
                 request.skip = String(value)
             default:
                 continue

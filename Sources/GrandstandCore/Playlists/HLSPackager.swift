@@ -122,7 +122,9 @@ public struct HLSPackager {
     }
 
     /// `live.m3u8` (LL-HLS tags included; classic clients ignore them).
-    public func livePlaylist(_ format: Format = .ts) -> String { window(format).playlist() }
+    public func livePlaylist(_ format: Format = .ts, delta: Bool = false) -> String {
+        window(format).playlist(MediaWindow.PlaylistOptions(delta: delta))
+    }
     public func rewindPlaylist(_ position: RewindPosition, _ format: Format = .ts) -> String { window(format).rewindPlaylist(position) }
     public func reloadDecision(msn: Int?, part: Int?, _ format: Format = .ts) -> ReloadDecision {
         window(format).reloadDecision(msn: msn, part: part)

@@ -10,12 +10,32 @@ extension MediaWindow {
         public var firstSequence: Int?
         /// EXT-X-START:TIME-OFFSET (seconds from the playlist start, PRECISE=YES).
         public var startOffsetTicks: Int64?
+        /// A Playlist Delta Update (`_HLS_skip=YES`): segments older than the Skip Boundary
+        /// become one EXT-X-SKIP (RFC 8216bis §4.4.5.2, §6.2.5.1).
+        public var delta: Bool
 
-        public init(lowLatency: Bool = true, firstSequence: Int? = nil, startOffsetTicks: Int64? = nil) {
+        public init(lowLatency: Bool = true, firstSequence: Int? = nil, startOffsetTicks: Int64? = nil, delta: Bool = false) {
             self.lowLatency = lowLatency
             self.firstSequence = firstSequence
             self.startOffsetTicks = startOffsetTicks
+            self.delta = delta
         }
+    }
+
+    /// CAN-SKIP-UNTIL, the Skip Boundary: six target durations, the §4.4.3.8 minimum.
+    public var skipBoundaryTicks: Int64 { 6 * Int64(segmenter.targetDurationSeconds) * MediaClock.ticksPerSecond }
+
+    /// How many of `listed`'s first segments a delta update leaves out: those that end at least
+    /// the Skip Boundary before the playlist's end (complete segments only).
+    func skippedCount(_ listed: ArraySlice<StoredSegment>) -> Int {
+        let end = listed.filter(\.complete).reduce(Int64(0)) { $0 + $1.durationTicks }
+        var start: Int64 = 0, count = 0
+        for segment in listed where segment.complete {
+            start += segment.durationTicks
+            guard end - start >= skipBoundaryTicks else { break }
+            count += 1
+        }
+        return count
     }
 
     /// EXT-X-VERSION: 6 (floating-point EXTINF needs 3; no feature here needs more — EXT-X-GAP
@@ -40,10 +60,13 @@ extension MediaWindow {
         let first = options.firstSequence ?? segments.first?.mediaSequence ?? nextMediaSequence
         let listedRange = segments.indices.filter { segments[$0].mediaSequence >= first && (options.lowLatency || segments[$0].complete) }
         let listed = listedRange.first.flatMap { first in listedRange.last.map { segments[first...$0] } } ?? [][...]
-        var out = "#EXTM3U\n#EXT-X-VERSION:\(Self.playlistVersion)\n"
+        let skipped = options.lowLatency && options.delta ? skippedCount(listed) : 0
+        // EXT-X-SKIP needs protocol version 9 (RFC 8216bis §8); only delta updates carry it.
+        var out = "#EXTM3U\n#EXT-X-VERSION:\(skipped > 0 ? 9 : Self.playlistVersion)\n"
         out += "#EXT-X-TARGETDURATION:\(segmenter.targetDurationSeconds)\n"
         if options.lowLatency {
-            out += "#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK="
+            out += "#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,"
+                + "CAN-SKIP-UNTIL=" + PlaylistFormat.seconds(skipBoundaryTicks, decimals: 1) + ",PART-HOLD-BACK="
                 + PlaylistFormat.seconds(partHoldBackTicks, decimals: 3, roundUp: true)
                 + ",HOLD-BACK=" + PlaylistFormat.seconds(holdBackTicks, decimals: 3, roundUp: true) + "\n"
             out += "#EXT-X-PART-INF:PART-TARGET=" + PlaylistFormat.seconds(segmenter.partTargetTicks, roundUp: true) + "\n"
@@ -54,7 +77,8 @@ extension MediaWindow {
             out += "#EXT-X-START:TIME-OFFSET=" + PlaylistFormat.seconds(offset, decimals: 3) + ",PRECISE=YES\n"
         }
         var map: Int?
-        for index in listed.indices {
+        if skipped > 0 { out += "#EXT-X-SKIP:SKIPPED-SEGMENTS=\(skipped)\n" }
+        for index in listed.indices.dropFirst(skipped) {
             let segment = segments[index]
             // The first listed segment's own tag is folded into DISCONTINUITY-SEQUENCE.
             if segment.discontinuity != nil && index != listed.startIndex { out += "#EXT-X-DISCONTINUITY\n" }

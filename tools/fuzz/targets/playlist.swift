@@ -8,6 +8,7 @@
 //     and parts numbered 0, 1, … in each segment;
 //   - segment URIs are seg<MSN + i>.ts (.m4s in the CMAF playlist); MEDIA-SEQUENCE never
 //     decreases (§6.2.1);
+//   - a delta update (`_HLS_skip=YES`) lists the same segments after its EXT-X-SKIP;
 //   - the CMAF playlist names its header (EXT-X-MAP) before its first segment, every header and
 //     listed segment it names can be fetched, and one track cuts out of every segment;
 //   - a segment keeps its duration, gap flag and discontinuity sequence number in every playlist
@@ -31,6 +32,7 @@ func fuzzOne(_ bytes: [UInt8]) {
     var stream = SyntheticStream()
     var classic = PlaylistChecker(lowLatency: false), low = PlaylistChecker(lowLatency: true)
     var cmaf = PlaylistChecker(lowLatency: true, segmentExtension: "m4s")
+    var delta = PlaylistChecker(lowLatency: true)
     var frames = 0
     while !cursor.isAtEnd, frames < 3000 {
         let op = cursor.u8()
@@ -64,7 +66,10 @@ func fuzzOne(_ bytes: [UInt8]) {
         _ = update
         classic.check(packager.window.playlist(.init(lowLatency: false)))
         low.check(packager.livePlaylist())
-        if frames % 16 == 0 { checkCMAF(packager, &cmaf) }
+        if frames % 16 == 0 {
+            checkCMAF(packager, &cmaf)
+            delta.check(packager.livePlaylist(delta: true))
+        }
     }
     _ = packager.finish()
     classic.check(packager.window.playlist(.init(lowLatency: false)))
@@ -136,6 +141,10 @@ struct PlaylistChecker {
                 msn = Int(value) ?? -1
             } else if let value = line.after("#EXT-X-DISCONTINUITY-SEQUENCE:") {
                 dsn = Int(value) ?? -1
+            } else if let value = line.after("#EXT-X-SKIP:SKIPPED-SEGMENTS=") {
+                // A delta update: the skipped segments keep their numbers (§4.4.5.2).
+                require(index == 0 && (Int(value) ?? 0) > 0, "EXT-X-SKIP \(value) not first")
+                index += Int(value) ?? 0
             } else if line == "#EXT-X-DISCONTINUITY" {
                 discontinuities += 1
             } else if line == "#EXT-X-GAP" {
