@@ -9,6 +9,8 @@
 # (packaging/package.mk, cross/build.sh); a dynamically linked build maps the Swift runtime's
 # shared libraries too (~2 MB more file-backed RSS, docs/performance.md "Session 6: memory").
 # The last line breaks the final sample's RSS down by mapping (/proc/PID/smaps).
+# With CMAF on (CMAF=true, the default) each channel holds a TS and a CMAF window of the same
+# segments: both are counted in "held", and their ratio (CMAF/TS) is printed per sample.
 #   tools/bench/memory/run.sh [CHANNELS=4] [HEALTH=true|false]
 # Env: GRANDSTAND_BIN (default .build/release/grandstand), SETTLE (seconds before sampling,
 # default 45), SAMPLES (default 6, 5 s apart), WINDOW (rewindWindowSeconds, default 30).
@@ -41,7 +43,7 @@ cat >"$work/config.json" <<EOF
  "listeners":{"fan":"127.0.0.1:18080","management":"127.0.0.1:18081"},
  "management":{"token":"bench"},
  "discovery":{"sapGroups":["239.255.255.255"]},
- "hls":{"rewindWindowSeconds":$window,"videoHealth":$health}}
+ "hls":{"rewindWindowSeconds":$window,"videoHealth":$health,"cmaf":${CMAF:-true}}}
 EOF
 ip netns exec "$ns" "$bin" run --config "$work/config.json" >"$work/run.log" 2>&1 &
 run_pid=$!
@@ -79,7 +81,9 @@ rows = []
 for i in range(samples):
     s = stats()
     ch = {k: v for k, v in s.get("channels", {}).items() if "hls_bytes_held" in v}
-    held = sum(v["hls_bytes_held"] for v in ch.values())
+    ts_held = sum(v["hls_bytes_held"] for v in ch.values())
+    cmaf_held = sum(v.get("cmaf_bytes_held", 0) for v in ch.values())
+    held = ts_held + cmaf_held
     files = memfd()
     r = rss() + files
     budget = 64e6 + 1.1 * held
@@ -87,7 +91,8 @@ for i in range(samples):
     skipped = sum(v.get("video_frames_skipped", 0) for v in ch.values())
     decoded = sum(v.get("video_frames_decoded", 0) for v in ch.values())
     rows.append((r, held, budget))
-    print(f"sample {i}: channels {len(ch)} memory {r/1e6:.1f} MB (memfd {files/1e6:.1f}), held {held/1e6:.1f} MB, budget {budget/1e6:.1f} MB, "
+    print(f"sample {i}: channels {len(ch)} memory {r/1e6:.1f} MB (memfd {files/1e6:.1f}), held {held/1e6:.1f} MB "
+          f"(TS {ts_held/1e6:.1f}, CMAF {cmaf_held/1e6:.1f}: CMAF/TS {cmaf_held / ts_held if ts_held else 0:.3f}), budget {budget/1e6:.1f} MB, "
           f"memory - 1.1 x held = {(r - 1.1*held)/1e6:.1f} MB (anon {status('RssAnon')/1e6:.1f}, "
           f"file {status('RssFile')/1e6:.1f}, shmem {status('RssShmem')/1e6:.1f}); decoded {decoded}, dropped {dropped} (skipped {skipped})", flush=True)
     if i + 1 < samples: time.sleep(5)
