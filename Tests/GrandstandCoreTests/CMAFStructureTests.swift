@@ -42,6 +42,16 @@ import TestSupport
         #expect(packager.cmaf!.fragmenter.current?.tracks.map(\.codec.codecString) == ["avc1.64000b", "mp4a.40.2"])
     }
 
+    /// What CMAF holds against TS for the same media (issue 18: CMAF ≤ TS + 10 %): fMP4 has no
+    /// 4-byte header per 188 bytes, no PES headers, adaptation stuffing or PAT/PMT copies.
+    @Test func aCMAFWindowHoldsLessThanTheTSWindow() throws {
+        let packager = package(try Decode.timed("../../tools/samples/clean.ts"), finish: true, cmaf: true)
+        let ts = packager.window.bytes, cmaf = packager.cmaf!.window.bytes
+        #expect(ts > 1_000_000 && cmaf > 0)
+        #expect(Double(cmaf) <= Double(ts) * 1.10, "CMAF \(cmaf) B, TS \(ts) B")
+        print("window bytes: TS \(ts), CMAF \(cmaf), CMAF/TS \(Double(cmaf) / Double(ts))")
+    }
+
     @Test func hevcHeaderCarriesItsParameterSets() throws {
         let packager = package(try Decode.timed("media/testsrc-160x90-25fps-4s-hevc.ts"), finish: true, cmaf: true)
         let (samples, timeline, tracks) = Self.checkWindow(packager)
