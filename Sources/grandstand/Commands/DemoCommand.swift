@@ -117,7 +117,8 @@ struct DemoCommand: ParsableCommand {
             Grandstand demo: \(channels) video channel(s) from \(sample) on \(interface) multicast, captured and served.
               fan page:       http://\(status.fan)/
               channel list:   http://\(status.fan)/channels.json
-              live playlist:  http://\(status.fan)/channels/\(ChannelSlug.make(Self.names[0]))/live.m3u8
+              live playlist:  http://\(status.fan)/channels/\(ChannelSlug.make(Self.names[0]))/live.m3u8   (LL-HLS over CMAF)
+              DASH manifest:  http://\(status.fan)/channels/\(ChannelSlug.make(Self.names[0]))/live.mpd
               management:     curl -H 'Authorization: Bearer \(token)' http://\(status.management)/api/v1/stats
             Channels appear within a few seconds (first SAP announcement, first 2 s segment). Ctrl-C stops.
             """)
