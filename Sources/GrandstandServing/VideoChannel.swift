@@ -251,7 +251,7 @@ public final class VideoChannel: Sendable {
     func resource(_ name: String, responder: HTTPResponder, now: Int64) -> HTTPResponse? {
         state.withLock { state in
             if name.hasSuffix(".m4s"), let cmaf = state.packager.cmaf,
-               let (sequence, track) = Self.segmentNumber(name).map({ ($0, UInt32?.none) }) ?? CMAFName.trackSegment(name).map({ ($0.0, Optional($0.1)) }),
+               let (sequence, track) = CMAFName.segment(name).map({ ($0, UInt32?.none) }) ?? CMAFName.trackSegment(name).map({ ($0.0, Optional($0.1)) }),
                SegmentStreams.follows(sequence, in: cmaf.window) {
                 let stream = state.segmentStreams.follow(sequence, track: track, window: cmaf.window,
                                                          deadlineNanoseconds: now + cmaf.window.maximumBlockNanoseconds)
@@ -263,14 +263,6 @@ public final class VideoChannel: Sendable {
             }
             return state.mediaResponse(name)
         }
-    }
-
-    /// N of `segN.m4s` (a whole segment, not a part).
-    static func segmentNumber(_ name: String) -> Int? {
-        guard name.hasPrefix("seg"), name.hasSuffix(".m4s") else { return nil }
-        let digits = name.dropFirst(3).dropLast(4)
-        guard (1...9).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return Int(digits)
     }
 
     /// `live.mpd`: LL-DASH over the CMAF segments (404 when the channel has no CMAF yet).

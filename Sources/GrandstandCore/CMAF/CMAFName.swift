@@ -18,6 +18,12 @@ public enum CMAFName {
         return (id, UInt32(track))
     }
 
+    /// N of a whole CMAF segment, `seg<N>.m4s` (not a part).
+    public static func segment(_ name: String) -> Int? {
+        guard name.hasPrefix("seg"), name.hasSuffix(".m4s") else { return nil }
+        return number(name.dropFirst(3).dropLast(4))
+    }
+
     /// (sequence, track) of `seg<N>.t<T>.m4s`.
     public static func trackSegment(_ name: String) -> (Int, UInt32)? {
         guard name.hasPrefix("seg"), name.hasSuffix(".m4s") else { return nil }
