@@ -150,6 +150,33 @@ import TestSupport
         #expect(AVCConfiguration(sps: sps, pps: []) == nil)
     }
 
+    /// The skipping start-code scan finds what a byte-by-byte one finds, on streams made mostly
+    /// of 0s and 1s (where start codes and near misses crowd) and on the fixtures.
+    @Test func nalUnitSplitMatchesAPlainScan() throws {
+        func plain(_ s: [UInt8]) -> [[UInt8]] {
+            var codes: [Int] = []
+            var i = 0
+            while i + 2 < s.count { if s[i] == 0, s[i + 1] == 0, s[i + 2] == 1 { codes.append(i + 3); i += 3 } else { i += 1 } }
+            return codes.enumerated().compactMap { k, start in
+                var end = k + 1 < codes.count ? codes[k + 1] - 3 : s.count
+                while end > start, s[end - 1] == 0 { end -= 1 }
+                return end > start ? Array(s[start..<end]) : nil
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        for length in [0, 1, 2, 3, 4, 7, 64, 1000] {
+            for _ in 0..<50 {
+                let s = (0..<length).map { _ in [0, 0, 1, 2, 0x65][Int.random(in: 0..<5, using: &generator)] as UInt8 }
+                #expect(NALUnits.split(s[...]).map(Array.init) == plain(s), "\(s)")
+            }
+        }
+        for fixture in ["media/testsrc-160x90-25fps-2s.h264", "media/testsrc-160x90-25fps-2s.hevc"] {
+            let bytes = try Fixtures.bytes(fixture)
+            #expect(NALUnits.split(bytes[...]).map(Array.init) == plain(bytes))
+            #expect(NALUnits.split(bytes[5...]).map(Array.init) == plain(Array(bytes[5...])))
+        }
+    }
+
     struct ADTSCase: Sendable, CustomStringConvertible {
         var bytes: [UInt8]
         var error: ADTSFrame.ParseError?

@@ -54,23 +54,36 @@ struct BitstreamReader {
 /// NAL units in Annex B byte streams (H.264 / H.265 Annex B) and their RBSP.
 public enum NALUnits {
     /// The NAL units of an Annex B byte stream: the bytes between start codes (0x000001 or
-    /// 0x00000001), without the start codes and trailing zero bytes.
+    /// 0x00000001), without the start codes and trailing zero bytes. The scan looks at every third
+    /// byte first: where it is above 1, no start code can cover it (the usual trick of start-code
+    /// finders), so most of a slice is skipped three bytes at a time.
     public static func split(_ stream: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
-        var units: [ArraySlice<UInt8>] = []
-        var i = stream.startIndex
-        let end = stream.endIndex
-        var unitStart: Int?
-        while i + 2 < end {
-            if stream[i] == 0, stream[i + 1] == 0, stream[i + 2] == 1 {
-                if let s = unitStart { units.append(trimmed(stream[s..<i])) }
-                i += 3
-                unitStart = i
-            } else {
-                i += 1
+        var codes: [Int] = []   // offsets just past each start code
+        stream.withUnsafeBufferPointer { p in
+            let n = p.count
+            var i = 0
+            while i + 2 < n {
+                let c = p[i + 2]
+                if c > 1 {
+                    i += 3
+                } else if c == 1, p[i] == 0, p[i + 1] == 0 {
+                    codes.append(i + 3)
+                    i += 3
+                } else {
+                    i += 1
+                }
             }
         }
-        if let s = unitStart, s < end { units.append(trimmed(stream[s..<end])) }
-        return units.filter { !$0.isEmpty }
+        var units: [ArraySlice<UInt8>] = []
+        units.reserveCapacity(codes.count)
+        let base = stream.startIndex
+        for (k, start) in codes.enumerated() {
+            let end = k + 1 < codes.count ? codes[k + 1] - 3 : stream.count
+            guard start < end else { continue }
+            let unit = trimmed(stream[(base + start)..<(base + end)])
+            if !unit.isEmpty { units.append(unit) }
+        }
+        return units
     }
 
     /// Drops the zero bytes that precede the next start code (the 4-byte form's leading zero and
