@@ -3,7 +3,7 @@ import GrandstandRuntime
 import HTTPServer
 import GrandstandOperations
 
-/// The fan listener's routes: the fan page, the channel list, playlists (live with blocking
+/// The fan listener's routes: the fan app (`FanApp`: `/`, `/app.js`, `/app.css`), the channel list, playlists (live with blocking
 /// reload, rewind), segments and parts, thumbnails, data-channel messages (JSON and Server-Sent
 /// Events) and /health. No management route is served here; paths are matched by the router,
 /// never mapped to files. Every answer, now or deferred, passes through `FanResponse.finish`
@@ -35,8 +35,6 @@ public struct FanRoutes: Sendable {
     public var table: [HTTPRoute] {
         let routes = [
             HTTPRoute("GET", "/health") { _ in Self.noCache(.json(status.json().encoded + "\n"), "no-store") },
-            HTTPRoute("GET", "/") { _ in Self.page },
-            HTTPRoute("GET", "/index.html") { _ in Self.page },
             HTTPRoute("GET", "/channels.json") { _ in Self.noCache(.json(ChannelCatalog.json(gateway).encoded + "\n")) },
             HTTPRoute("GET", "/files/{id}/*") { FileRoutes.fan($0, gateway: gateway) },
             HTTPRoute("GET", "/channels/{id}/messages.json") { request in
@@ -70,7 +68,7 @@ public struct FanRoutes: Sendable {
                 }
             }),
         ]
-        return routes + more
+        return FanApp.routes + routes + more
     }
 
     /// The listener's handler: the router (built once here) behind `FanResponse.finish`, which
@@ -82,9 +80,6 @@ public struct FanRoutes: Sendable {
             return router.handle(request, finishing).map { FanResponse.finish($0, for: request) }
         }
     }
-
-    private static let page = HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache")],
-                                           body: Array(FanPage.html.utf8))
 
     /// `body`'s answer for the request's video channel (`{id}`), 404 for any other id.
     private func video(_ request: HTTPRequest, _ body: (VideoChannel, Int64) -> HTTPResponse?) -> HTTPResponse? {

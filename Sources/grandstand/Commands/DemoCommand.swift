@@ -46,6 +46,9 @@ struct DemoCommand: ParsableCommand {
     @Option(help: ArgumentHelp("FEC the streamer adds to every video channel (`send --fec`; \"none\" for none).", valueName: "SPEC"))
     var fec: String = "reed-solomon"
 
+    @Option(help: ArgumentHelp("LL-HLS part duration in seconds (config hls.partSeconds, 0.1-2).", valueName: "SECONDS"))
+    var partSeconds: Double = 0.4
+
     @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
     var duration: Double?
 
@@ -58,6 +61,7 @@ struct DemoCommand: ParsableCommand {
         }
         guard (0...1).contains(dropRate) else { throw ValidationError("--drop-rate must be within 0-1") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be > 0") }
+        guard (0.1...2).contains(partSeconds) else { throw ValidationError("--part-seconds must be within 0.1-2") }
     }
 
     /// The `send` options of the embedded streamer.
@@ -79,7 +83,8 @@ struct DemoCommand: ParsableCommand {
          "network":{"interface":"\(interface)","wifiInterface":null},
          "listeners":{"fan":"\(fan)","management":"\(management)"},
          "management":{"token":"\(token)"},
-         "discovery":{"sapGroups":["239.255.255.255"]}}
+         "discovery":{"sapGroups":["239.255.255.255"]},
+         "hls":{"partSeconds":\(partSeconds)}}
         """
     }
 
