@@ -107,15 +107,17 @@ import Testing
         // The fan page, and the management API behind its token.
         let page = client.get("/")
         #expect(page.headers.contains("content-type: text/html; charset=utf-8"))
-        #expect(page.body.contains("/channels.json"))
-        // Headless Chromium renders the channel list from the running gateway and gives each
-        // player its live playlist (this Chromium has native HLS; the page says so otherwise).
+        #expect(page.body.contains("<script src=\"/app.js\">"))
+        #expect(client.get("/app.js").body.contains("/channels.json"))
+        // Headless Chromium renders the channel list from the running gateway, each channel with
+        // its thumbnail, and starts the fan app's player on the first (FanAppBrowserTests plays it).
         let dom = try namespace.exec(["timeout", "-s", "KILL", "60", "chromium", "--headless", "--no-sandbox", "--disable-gpu",
                                       "--virtual-time-budget=4000", "--dump-dom", "http://\(Self.fan)/"])
-        #expect(dom.contains("<section class=\"channel\" id=\"channel-main-camera\""), "\(dom)")
-        #expect(dom.contains("<h2>Goal Cam</h2>"), "\(dom)")
-        #expect(dom.contains("src=\"/channels/main-camera/live.m3u8\"") || dom.contains("data-player=\"unsupported\""), "\(dom)")
-        #expect(dom.contains("poster=\"/channels/main-camera/thumbnail.jpg"), "\(dom)")
+        #expect(dom.contains("id=\"channel-main-camera\""), "\(dom)")
+        #expect(dom.contains("<h3 id=\"title-goal-cam\">Goal Cam</h3>"), "\(dom)")
+        #expect(dom.contains("href=\"/channels/main-camera/live.m3u8\""), "\(dom)")
+        #expect(dom.contains("data-player="), "\(dom)")
+        #expect(dom.contains("src=\"/channels/goal-cam/thumbnail.jpg"), "\(dom)")
         #expect(!dom.contains("data-player=\"error\""), "\(dom)")
         #expect(client.get("/api/v1/stats").status == 404)
         #expect(client.get("/api/v1/stats", management: true, token: nil).status == 401)

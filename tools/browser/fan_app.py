@@ -161,6 +161,7 @@ def main():
             first = stalled[0]["at"]
             result["stall_context"] = [s for s in samples if first - 1500 <= s["at"] <= first + 1000]
         result["events"] = events
+        result["player_log"] = fan.js("() => window.grandstand.log.slice(-60)")
         result["states"] = fan.js("() => window.__gs.states")
         result["page_errors"] = errors
         browser.close()

@@ -179,8 +179,15 @@ class Player {
     this.inits = new Map();      // map URI → bytes
     this.timeline = new Map();   // msn → {start (media s), pdt (ms), dur (s)}
     this.queue = Promise.resolve();
-    this.stalls = 0; this.waitingSince = 0; this.errors = 0; this.started = false;
+    this.stalls = 0; this.waitingSince = 0; this.nudged = 0; this.log = window.grandstand.log; this.errors = 0; this.started = false;
     this.state('loading');
+  }
+  // A short history of what the player did (jumps, stalls, nudges, re-syncs) for tests and debugging.
+  note(kind) {
+    const v = this.video, b = v.buffered, ranges = [];
+    for (let i = Math.max(0, b.length - 2); i < b.length; i++) ranges.push([+b.start(i).toFixed(3), +b.end(i).toFixed(3)]);
+    this.log.push({ at: Math.round(performance.now()), channel: this.channel.id, kind, t: +v.currentTime.toFixed(3), ranges, latency: this.latencyMs() });
+    if (this.log.length > 100) this.log.shift();
   }
   state(s) { if (this.box.dataset.player !== s) this.box.dataset.player = s; this.ui.state(s); }
   targetMs() {
@@ -190,6 +197,9 @@ class Player {
     // The server's PART-HOLD-BACK (3 part targets), at least 0.5 s.
     return Math.max(500, Math.round(1000 * (pl && pl.holdBack ? pl.holdBack : 3 * (pl ? pl.partTarget : 0.4))));
   }
+
+  // What the rate control steers to: a little under the target (the most latency may grow to).
+  aimMs() { const t = this.targetMs(); return Math.max(t - 150, Math.round(t * 0.85)); }
 
   async start() {
     const v = this.video;
@@ -420,15 +430,28 @@ class Player {
     }
     const t = v.currentTime;
     const range = this.bufferedRange(t);
-    // Jump over holes (EXT-X-GAP, lost parts): the next buffered range ahead.
-    if (!range || range.end - t < 0.08) {
+    // Jump over holes (EXT-X-GAP, lost parts, the small hole at a discontinuity): seek to the next
+    // buffered range as the playhead comes within a tick of the hole. Letting Chromium play
+    // across a discontinuity's hole on its own stalls it about 3 s later (audio renderer); a
+    // seek restarts both renderers cleanly.
+    if (!range || range.end - t < 0.3) {
       const b = v.buffered;
-      for (let i = 0; i < b.length; i++) if (b.start(i) > t + 0.01 && b.start(i) - t < 10) { v.currentTime = b.start(i) + 0.01; break; }
+      const from = range ? range.end : t;
+      for (let i = 0; i < b.length; i++) {
+        if (b.start(i) > from - 0.001 && b.start(i) > t + 0.01 && b.start(i) - from < 10) { this.note('jump'); v.currentTime = b.start(i) + 0.01; break; }
+      }
     }
     // A stall: waiting for data for more than 250 ms while playing.
     if (this.waitingSince && performance.now() - this.waitingSince > 250 && v.readyState < 3 && !v.seeking) {
-      if (this.box.dataset.player !== 'stalled') { this.stalls++; this.box.dataset.stalls = this.stalls; }
+      if (this.box.dataset.player !== 'stalled') { this.stalls++; this.box.dataset.stalls = this.stalls; this.note('stall'); }
       this.state('stalled');
+      // Data is there but the decoder sits still (seen in Chromium after an underrun at the live
+      // edge): a small seek restarts it.
+      if (!v.paused && this.bufferedEnd() - v.currentTime > 0.3 && performance.now() - this.nudged > 1000) {
+        this.nudged = performance.now();
+        this.note('nudge');
+        v.currentTime = v.currentTime + 0.02;
+      }
       if (this.live && performance.now() - this.waitingSince > 3000 && this.fetchBehind()) { this.resync(); this.waitingSince = performance.now(); }
     }
     const latency = this.latencyMs();
@@ -437,14 +460,20 @@ class Player {
       const ahead = this.bufferedEnd() - t;
       if (latency > target + 2500 && ahead > 0.5) {
         // Re-sync after a stall: seek to the target latency within what is buffered.
+        this.note('resync');
         const to = this.timeAt(clock.now() - target);
         if (to != null) v.currentTime = Math.min(to, this.bufferedEnd() - 0.1);
         v.playbackRate = 1;
       } else {
         // Aim 150 ms under the target (the target is the most the player lets latency grow to).
-        const excess = latency - Math.max(300, target - 150);
-        const rate = excess > 0 && ahead > 0.3 ? 1 + Math.min(0.1, excess / 1500) : 1;
-        if (Math.abs(v.playbackRate - rate) > 0.005) v.playbackRate = rate;
+        // Three steps (1, 1.05, 1.1) with hysteresis: few rate changes (each one costs the audio
+        // renderer work), none while the buffer ahead is short.
+        const excess = latency - this.aimMs();
+        let rate = v.playbackRate;
+        if (excess <= 0 || ahead < 0.3) rate = 1;
+        else if (excess > 400) rate = 1.1;
+        else if (excess > 100 && rate === 1) rate = 1.05;
+        if (v.playbackRate !== rate) { v.playbackRate = rate; this.note('rate ' + rate); }
       }
     } else if (v.playbackRate !== 1) v.playbackRate = 1;
     if (this.live && this.started && this.fetchBehind()) this.resync();
@@ -490,7 +519,7 @@ class Player {
     this.live = true;
     const v = this.video;
     if (this.fetchBehind()) this.resync();
-    const t = this.timeAt(clock.now() - this.targetMs() + 150);
+    const t = this.timeAt(clock.now() - this.aimMs());
     if (t != null) v.currentTime = Math.min(t, this.bufferedEnd() - 0.1);
     v.play().catch(() => {});
   }
@@ -673,7 +702,7 @@ document.getElementById('open-timeline').addEventListener('submit', e => {
 });
 
 // ---- Start: the channel list, the first video channel playing (or the one in ?channel=).
-window.grandstand = { play, clock, player: null };
+window.grandstand = { play, clock, player: null, log: [] };
 const support = document.getElementById('support');
 support.textContent = MS ? 'Tap a channel to watch it live.' : nativeHLS ? 'Playing with the browser\'s own HLS player.'
   : 'This browser cannot play live video here: open a playlist link in a player app.';
