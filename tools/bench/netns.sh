@@ -6,7 +6,7 @@ bench_cleanup() {
     [ -n "${run_pid:-}" ] && kill "$run_pid" 2>/dev/null || true
     wait 2>/dev/null || true
     ip netns del "$ns" 2>/dev/null || true
-    rm -rf "$work"
+    [ -n "${KEEP_WORK:-}" ] && cp "$work"/*.log "$KEEP_WORK"/ 2>/dev/null; rm -rf "$work"
 }
 
 bench_netns() {
