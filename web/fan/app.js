@@ -7,6 +7,9 @@ const MS = window.ManagedMediaSource || window.MediaSource;
 const probe = document.createElement('video');
 const nativeHLS = probe.canPlayType('application/vnd.apple.mpegurl') !== '';
 const params = new URLSearchParams(location.search);
+// ?autoplay=0: the page without playing or streams (no request left open: `chromium --dump-dom
+// --virtual-time-budget` can finish, DemoEndToEndTests).
+const still = params.get('autoplay') === '0';
 
 function el(tag, attrs, ...kids) {
   const node = document.createElement(tag);
@@ -642,9 +645,15 @@ function ticker(c) {
   const show = m => {
     if (!m || m.text == null) return;
     bar.hidden = false;
-    bar.replaceChildren(el('b', { text: c.name }), m.text);
+    let text = m.text;
+    try {   // a JSON message: its fields as "key value · …" (sender clocks left out)
+      const o = JSON.parse(text);
+      if (o && typeof o === 'object') text = Object.entries(o).filter(([k]) => !/nanoseconds|^channel$/i.test(k)).map(([k, v]) => k + ' ' + v).join(' · ');
+    } catch (_) { /* plain text */ }
+    bar.replaceChildren(el('b', { text: c.name }), text);
   };
   fetch(c.messages).then(r => r.json()).then(list => show(list[list.length - 1])).catch(() => {});
+  if (still) return;
   const es = new EventSource(c.events);
   es.onmessage = e => { try { show(JSON.parse(e.data)); } catch (_) {} };
 }
@@ -660,6 +669,7 @@ function downloads(c) {
       el('div', { class: 'meta', text: c.name + (f.size != null ? ' · ' + (f.size / 1e6).toFixed(1) + ' MB' : '') })));
   };
   fetch('/channels/' + c.id + '/messages.json').then(r => r.json()).then(l => l.forEach(add)).catch(() => {});
+  if (still) return;
   const es = new EventSource(c.events);
   es.onmessage = e => { try { add(JSON.parse(e.data)); } catch (_) {} };
 }
@@ -719,7 +729,7 @@ async function load() {
   search('');
   const wanted = params.get('channel');
   const first = videos.find(c => c.id === wanted) || videos.find(c => c.live) || videos[0];
-  if (first && params.get('autoplay') !== '0') play(first.id);
+  if (first && !still) play(first.id);
   if (!videos.length) setTimeout(load, 3000);
 }
 load();
