@@ -197,8 +197,10 @@ class Player {
     const asked = +params.get('latency');
     if (asked > 0) return asked;
     const pl = this.pl;
-    // The server's PART-HOLD-BACK (3 part targets), at least 0.5 s.
-    return Math.max(500, Math.round(1000 * (pl && pl.holdBack ? pl.holdBack : 3 * (pl ? pl.partTarget : 0.4))));
+    // The server's PART-HOLD-BACK (3 part targets), at least 0.5 s, plus 250 ms per stall so far
+    // (at most 1 s more): a network that delivers parts late gets a deeper buffer.
+    const base = Math.max(500, Math.round(1000 * (pl && pl.holdBack ? pl.holdBack : 3 * (pl ? pl.partTarget : 0.4))));
+    return base + Math.min(1000, 250 * this.stalls);
   }
 
   // What the rate control steers to: a little under the target (the most latency may grow to).
@@ -434,14 +436,21 @@ class Player {
     const t = v.currentTime;
     const range = this.bufferedRange(t);
     // Jump over holes (EXT-X-GAP, lost parts, the small hole at a discontinuity): seek to the next
-    // buffered range as the playhead comes within a tick of the hole. Letting Chromium play
-    // across a discontinuity's hole on its own stalls it about 3 s later (audio renderer); a
-    // seek restarts both renderers cleanly.
+    // buffered range just as the playhead reaches the hole (a timer set when it is less than a
+    // tick away, so no more media is skipped than the hole). Letting Chromium play across a
+    // discontinuity's hole on its own stalls it about 3 s later; a seek restarts both renderers.
     if (!range || range.end - t < 0.3) {
       const b = v.buffered;
       const from = range ? range.end : t;
       for (let i = 0; i < b.length; i++) {
-        if (b.start(i) > from - 0.001 && b.start(i) > t + 0.01 && b.start(i) - from < 10) { this.note('jump'); v.currentTime = b.start(i) + 0.01; break; }
+        if (b.start(i) > from - 0.001 && b.start(i) > t + 0.01 && b.start(i) - from < 10) {
+          const to = b.start(i) + 0.01, wait = range ? Math.max(0, (range.end - t - 0.04) / (v.playbackRate || 1)) * 1000 : 0;
+          if (!this.jumpTimer) this.jumpTimer = setTimeout(() => {
+            this.jumpTimer = null;
+            if (!this.stopped && v.currentTime < to - 0.01) { this.note('jump'); v.currentTime = to; }
+          }, wait);
+          break;
+        }
       }
     }
     // A stall: waiting for data for more than 250 ms while playing.
@@ -459,6 +468,7 @@ class Player {
     }
     const latency = this.latencyMs();
     if (latency != null) this.box.dataset.latencyMs = latency;
+    this.box.dataset.targetMs = target;
     if (this.live && this.started && latency != null && !v.seeking) {
       const ahead = this.bufferedEnd() - t;
       if (latency > target + 2500 && ahead > 0.5) {
@@ -536,11 +546,11 @@ class Player {
   stop() {
     this.stopped = true;
     this.abort.abort();
-    clearInterval(this.timer); clearInterval(this.evictTimer);
+    clearInterval(this.timer); clearInterval(this.evictTimer); clearTimeout(this.jumpTimer);
     const v = this.video;
     v.pause();
     v.removeAttribute('src'); v.srcObject = null; v.load();
-    delete this.box.dataset.player; delete this.box.dataset.latencyMs; delete this.box.dataset.stalls;
+    delete this.box.dataset.player; delete this.box.dataset.latencyMs; delete this.box.dataset.stalls; delete this.box.dataset.targetMs;
   }
 }
 
