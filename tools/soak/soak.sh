@@ -2,7 +2,8 @@
 # Soak: the live daemon (`grandstand run`) in a private network namespace against 4 channels with
 # Reed-Solomon FEC, loss and network faults (`grandstand send --drop-rate --impair`), while HTTP
 # clients play every channel (curl following live playlists and fetching new segments and parts,
-# one ffmpeg reading a live playlist). Samples the daemon's RSS, open file descriptors, threads,
+# one ffmpeg reading a live playlist, and LL_CLIENTS simulated LL-HLS clients on one channel,
+# tools/bench/ll/ll-clients.c: blocking reloads and held parts, ~5 requests/s each). Samples the daemon's RSS, open file descriptors, threads,
 # CPU and the clients' errors every SOAK_INTERVAL seconds into samples.csv; report.py turns that
 # into summary.md (growth after warm-up, the SIGTERM-to-exit time at the end) and, with --assert,
 # fails on a crash, unbounded growth, or a stop slower than 2 s or not exiting 0.
@@ -58,7 +59,7 @@ in_ns ip route add 239.0.0.0/8 dev gsv0
 cat >"$out/config.json" <<EOF
 {"license":{"venueName":"Soak Arena","contentOwner":"Grandstand","appDeveloper":"Soak"},
  "network":{"interface":"gsv1","wifiInterface":null},
- "listeners":{"fan":"$fan","management":"$mgmt"},
+ "listeners":{"fan":"$fan","management":"$mgmt","fanLimits":{"perClient":512}},
  "management":{"token":"$token"},
  "discovery":{"sapGroups":["239.255.255.255"]}}
 EOF
@@ -83,6 +84,23 @@ for n in 1 2 3 4; do
     in_ns "$here/client.sh" "http://$fan/channels/soak-cam-$n" "$out/clients-$n.count" >"$out/client-$n.log" 2>&1 &
     pids+=($!)
 done
+# Simulated LL-HLS clients (default 100: ~500 requests/s, so a soak makes hundreds of thousands
+# of fan requests; a per-request leak or stack growth shows, as the handler box's once did). They
+# all come from 127.0.0.1, so the config above allows more connections per client than the
+# default 64.
+ll_clients=${LL_CLIENTS:-100}
+cc -O2 -o "$out/ll-clients" "$repo/tools/bench/ll/ll-clients.c"
+(
+    # Start once the channel plays (its playlist lists a part), for what is left of the soak.
+    began=$(date +%s)
+    until in_ns curl -s -m 2 "http://$fan/channels/soak-cam-2/live.m3u8" | grep -q '^#EXT-X-PRELOAD-HINT'; do
+        (( $(date +%s) - began > 60 )) && break
+        sleep 1
+    done
+    left=$(( seconds - ($(date +%s) - began) - 5 ))
+    in_ns "$out/ll-clients" 127.0.0.1 "$port" soak-cam-2 "$ll_clients" "$(( left > 10 ? left : 10 ))" >"$out/ll-clients.log" 2>&1
+) &
+ll_pid=$!
 (
     while true; do
         in_ns ffmpeg -nostdin -loglevel error -i "http://$fan/channels/soak-cam-1/live.m3u8" -t 60 -c copy -f null - \
@@ -138,5 +156,16 @@ if (( ! crashed )); then
     stop=(--stop-ms "$stop_ms" --stop-status "$status")
 fi
 tail -3 "$out/send.log" >"$out/send-tail.log" 2>/dev/null || true
+wait "$ll_pid" 2>/dev/null || true
+# The LL clients' line: every client still connected and no error, or the soak fails.
+ll_line=$(tail -1 "$out/ll-clients.log" 2>/dev/null || true)
+echo "soak: LL clients: ${ll_line:-no result}"
+ll_ok=0
+[[ $ll_line == "clients=$ll_clients open=$ll_clients "* && $ll_line == *" errors=0" ]] && ll_ok=1
 python3 "$here/report.py" "$out/samples.csv" --out "$out/summary.md" --crashed "$crashed" --max-growth "$growth" \
-    --daemon-log "$out/daemon.log" "${warmup[@]}" "${stop[@]}" "${assert[@]}"
+    --daemon-log "$out/daemon.log" "${warmup[@]}" "${stop[@]}" "${assert[@]}" && report=0 || report=$?
+if (( ${#assert[@]} )) && (( ! ll_ok )); then
+    echo "soak: FAIL: the LL clients lost connections or saw errors: ${ll_line:-no result}" | tee -a "$out/summary.md" >&2
+    exit 1
+fi
+exit "$report"

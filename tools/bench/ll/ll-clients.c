@@ -6,7 +6,8 @@
 // requests are answered when the part is published, so that is published-to-delivered as the
 // server serves it. One thread, epoll, nonblocking sockets.
 //   ll-clients HOST PORT CHANNEL CLIENTS SECONDS
-// Prints one line: clients, parts, deliveries, p50/p99/max delivery spread (ms), errors.
+// Prints one line: clients, parts, deliveries, p50/p99/max delivery spread (ms), misses (hinted
+// parts answered 404: their segment ended first), errors (any other failure).
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -47,7 +48,7 @@ static double now_ms(void) {
 static long long part_key[MAX_PARTS];
 static double part_first[MAX_PARTS];
 static double *spreads;
-static long samples, errors, parts_seen;
+static long samples, errors, misses, parts_seen;
 
 static void record(int msn, int part, double t) {
     long long key = (long long)msn * 64 + part;
@@ -88,7 +89,9 @@ static int parse_hint(client_t *c) {
 
 static void response_done(client_t *c) {
     if (c->wants_part) {
-        if (c->status == 200) record(c->msn, c->part, now_ms()); else errors++;
+        // 404: the hinted part never came (its segment ended early after lost input, as
+        // LL-HLS allows); the client reloads the playlist like a player. Anything else is an error.
+        if (c->status == 200) record(c->msn, c->part, now_ms()); else if (c->status == 404) misses++; else errors++;
         request_playlist(c);   // the playlist for the part just received names the next hint
     } else {
         if (c->status != 200 || parse_hint(c) != 0) { errors++; c->msn = -1; request_playlist(c); return; }
@@ -170,7 +173,7 @@ int main(int argc, char **argv) {
     qsort(spreads, (size_t)samples, sizeof(double), cmp);
     double p50 = samples ? spreads[samples / 2] : -1, p99 = samples ? spreads[(long)(samples * 0.99)] : -1,
            max = samples ? spreads[samples - 1] : -1;
-    printf("clients=%d open=%d parts=%ld deliveries=%ld p50_ms=%.1f p99_ms=%.1f max_ms=%.1f errors=%ld\n",
-           count, open, parts_seen, samples, p50, p99, max, errors);
+    printf("clients=%d open=%d parts=%ld deliveries=%ld p50_ms=%.1f p99_ms=%.1f max_ms=%.1f misses=%ld errors=%ld\n",
+           count, open, parts_seen, samples, p50, p99, max, misses, errors);
     return 0;
 }

@@ -45,13 +45,13 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$run_pid/stat"; }
 hz=$(getconf CLK_TCK)
 echo "file=$(basename "$file") part=${PART_SECONDS:-0.4} s, ${seconds} s each, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| clients | parts | deliveries | p50 ms | p99 ms | max ms | errors | gateway CPU % |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| clients | parts | deliveries | p50 ms | p99 ms | max ms | misses | errors | gateway CPU % |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for n in $clients_list; do
     before=$(cpu_ticks); started=$(date +%s.%N)
     line=$(ip netns exec "$ns" taskset -c "${CLIENT_CPU:-1}" "$work/ll-clients" 127.0.0.1 18080 ch1 "$n" "$seconds")
     after=$(cpu_ticks); ended=$(date +%s.%N)
     cpu=$(awk -v a="$before" -v b="$after" -v s="$started" -v e="$ended" -v hz="$hz" 'BEGIN { printf "%.0f", (b - a) / hz / (e - s) * 100 }')
     get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" $line"; }
-    echo "| $n | $(get parts) | $(get deliveries) | $(get p50_ms) | $(get p99_ms) | $(get max_ms) | $(get errors) | $cpu |"
+    echo "| $n | $(get parts) | $(get deliveries) | $(get p50_ms) | $(get p99_ms) | $(get max_ms) | $(get misses) | $(get errors) | $cpu |"
 done
