@@ -70,6 +70,12 @@ struct ManagementRoutes: Sendable {
                 ("interface", .string(snapshot.interface)), ("capturing", .bool(snapshot.capturing)),
                 ("lastError", snapshot.lastError.map(JSONValue.string) ?? .null),
                 ("channels", .number(Double(snapshot.channels.count))),
+                // Captures on other interfaces for second paths (docs/ingest.md, "Two paths").
+                ("otherInterfaces", .array(snapshot.otherInterfaces.map { other in
+                    .object([("interface", .string(other.name)), ("capturing", .bool(other.capturing)),
+                             ("lastError", other.lastError.map(JSONValue.string) ?? .null),
+                             ("memberships", .array(other.memberships.map { .string($0.description) }))])
+                })),
             ])))
         }
         return .object(members)

@@ -62,7 +62,7 @@ struct SRTChannelConfigTests {
                 == ["$.channels[0].group: not used by an SRT channel (the address is srt.url)",
                     "$.channels[0].port: not used by an SRT channel (the address is srt.url)"])
         #expect(Self.issues(Self.srt(caller, extra: #","secondary":{"group":"239.1.1.2","port":5000}"#))
-                == ["$.channels[0].secondary: an SRT channel takes no second path (SRT repairs its own loss)"])
+                == ["$.channels[0].secondary: an SRT channel takes no second path: make the multicast stream the channel and give SRT as its secondary ({\"srt\":{…}})"])
         #expect(try Self.channels(Self.srt(caller, extra: #","programs":[2]"#)).first?.programs == .only([2]))
         let data = #"{"name":"D","kind":"data","srt":{\#(caller)}}"#
         #expect(Self.issues(data) == ["$.channels[0].kind: an SRT channel carries MPEG-TS: kind must be video"])

@@ -19,9 +19,10 @@ struct NetnsGateway {
     let daemon: Daemon
     let status: StatusReport
 
-    init(prefix: String, config: GatewayConfig) throws {
+    init(prefix: String, config: GatewayConfig, before: (NetworkNamespace) throws -> Void = { _ in }) throws {
         namespace = try NetworkNamespace(prefix: prefix)
         try namespace.addVethPair()
+        try before(namespace)
         var settings = LiveIngest.Settings(interface: "gsv1", configuration: .product(config))
         // No silence re-join while a loaded, emulated machine is still starting the sender.
         settings.silenceNanoseconds = 60_000_000_000
@@ -40,7 +41,9 @@ struct NetnsGateway {
     /// The headend tests' bed: a work directory, `config(stateDirectory)` decoded and, as root
     /// outside qemu-user, a gateway in its namespace for `body(gateway, work)`; elsewhere the
     /// configuration is only checked to refuse live capture (`expectNoLiveCaptureHere`).
-    static func run(prefix: String, config: (String) -> String, _ body: (NetnsGateway, String) throws -> Void) throws {
+    /// `before` shapes the namespace (more links) before the daemon starts.
+    static func run(prefix: String, config: (String) -> String, before: (NetworkNamespace) throws -> Void = { _ in },
+                    _ body: (NetnsGateway, String) throws -> Void) throws {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(getpid())").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
@@ -49,7 +52,7 @@ struct NetnsGateway {
             try expectNoLiveCaptureHere(decoded)
             return
         }
-        let gateway = try NetnsGateway(prefix: prefix, config: decoded)
+        let gateway = try NetnsGateway(prefix: prefix, config: decoded, before: before)
         defer { gateway.stop() }
         try body(gateway, work)
     }

@@ -9,7 +9,11 @@ nothing): what a pair of paths does in a venue. Prints one summary line on exit 
 usage: st2022-7-dup.py --listen PORT --primary GROUP:PORT --secondary GROUP:PORT
                        [--drop-primary MOD:REM] [--drop-secondary MOD:REM]
                        [--lag-ms N] [--primary-off FROM:TO] [--idle SECONDS]
---primary-off is in seconds since the first datagram. Standard library only.
+                       [--primary-interface ADDR] [--secondary-interface ADDR]
+--primary-off is in seconds since the first datagram. --primary-interface/--secondary-interface
+send that path out of the interface holding local IPv4 address ADDR (IP_MULTICAST_IF): two paths
+on two networks, which may then use the same group and port. A send that fails (its link is
+down) is counted, not fatal. Standard library only.
 """
 import argparse, heapq, select, signal, socket, struct, sys, time
 
@@ -36,16 +40,31 @@ def main():
     ap.add_argument("--lag-ms", type=float, default=0.0)
     ap.add_argument("--primary-off")
     ap.add_argument("--idle", type=float, default=3.0)
+    ap.add_argument("--primary-interface")
+    ap.add_argument("--secondary-interface")
     args = ap.parse_args()
     off = tuple(float(x) for x in args.primary_off.split(":")) if args.primary_off else None
 
     rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
     rx.bind(("127.0.0.1", args.listen))
-    tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    tx.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 8)
+    def sender(interface):
+        tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        tx.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 8)
+        if interface:
+            tx.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(interface))
+        return tx
+    txs = {"primary": sender(args.primary_interface), "secondary": sender(args.secondary_interface)}
 
-    counts = {"received": 0, "primary": 0, "secondary": 0, "primary_dropped": 0, "secondary_dropped": 0, "primary_off": 0}
+    counts = {"received": 0, "primary": 0, "secondary": 0, "primary_dropped": 0, "secondary_dropped": 0, "primary_off": 0,
+              "primary_send_errors": 0, "secondary_send_errors": 0}
+
+    def send(path, data):
+        try:
+            txs[path].sendto(data, args.primary if path == "primary" else args.secondary)
+            counts[path] += 1
+        except OSError:
+            counts[path + "_send_errors"] += 1
     pending = []   # (due, order, payload) for the lagging secondary
     order = 0
     start = None
@@ -60,8 +79,7 @@ def main():
         now = time.monotonic()
         while pending and pending[0][0] <= now:
             _, _, data = heapq.heappop(pending)
-            tx.sendto(data, args.secondary)
-            counts["secondary"] += 1
+            send("secondary", data)
         timeout = max(0.0, min(0.05, pending[0][0] - now)) if pending else 0.05
         ready, _, _ = select.select([rx], [], [], timeout)
         if not ready:
@@ -83,8 +101,7 @@ def main():
         elif lost(args.drop_primary, seq):
             counts["primary_dropped"] += 1
         else:
-            tx.sendto(data, args.primary)
-            counts["primary"] += 1
+            send("primary", data)
         # While the primary is off the secondary is the only copy: its losses would be real loss,
         # so it loses nothing then (the test is of protection, not of double failure).
         if not outage and lost(args.drop_secondary, seq):
@@ -93,8 +110,7 @@ def main():
             order += 1
             heapq.heappush(pending, (now + args.lag_ms / 1000.0, order, data))
     for _, _, data in sorted(pending):
-        tx.sendto(data, args.secondary)
-        counts["secondary"] += 1
+        send("secondary", data)
     print("st2022-7-dup: " + " ".join(f"{k}={v}" for k, v in counts.items()), flush=True)
 
 

@@ -117,6 +117,54 @@ public final class LiveCapture {
         return ready > 0 ? .readable : .timedOut
     }
 
+    /// What `wait(_:timeoutMilliseconds:wakeup:)` found for several captures at once.
+    public struct MultiWait: Sendable {
+        /// The wake-up was signalled (and drained).
+        public var woken = false
+        /// Per capture, in the order given: true when it has packets to read; an error when its
+        /// packet socket failed (that capture is closed already, the others are untouched).
+        public var results: [Result<Bool, CaptureError>] = []
+    }
+
+    /// Blocks up to `timeoutMilliseconds` for packets on any of `captures` (closed ones are
+    /// skipped) or a wake-up: one poll over every descriptor, so one thread serves several
+    /// interfaces. Throws only when poll itself fails.
+    public static func wait(_ captures: [LiveCapture], timeoutMilliseconds: Int32,
+                            wakeup: CaptureWakeup? = nil) throws(CaptureError) -> MultiWait {
+        var fds: [pollfd] = []
+        var slots: [Int?] = []
+        for capture in captures {
+            if let fd = capture.fileDescriptor {
+                slots.append(fds.count)
+                fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+            } else {
+                slots.append(nil)
+            }
+        }
+        if let wakeup { fds.append(pollfd(fd: wakeup.fileDescriptor, events: Int16(POLLIN), revents: 0)) }
+        let ready = poll(&fds, nfds_t(fds.count), timeoutMilliseconds)
+        if ready < 0 {
+            if errno == EINTR { return MultiWait(results: captures.map { _ in .success(false) }) }
+            throw CaptureError("poll \(captures.map(\.interface).joined(separator: ", "))", errno: errno)
+        }
+        var outcome = MultiWait()
+        if let wakeup, fds.last?.revents ?? 0 != 0 {
+            wakeup.drain()
+            outcome.woken = true
+        }
+        for (capture, slot) in zip(captures, slots) {
+            guard let slot else { outcome.results.append(.success(false)); continue }
+            let revents = fds[slot].revents
+            do {
+                if revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { try capture.reportSocketError(revents) }
+                outcome.results.append(.success(revents != 0))
+            } catch {
+                outcome.results.append(.failure(error))
+            }
+        }
+        return outcome
+    }
+
     /// The packet socket flagged an error: the kernel sets ENETDOWN on it when the interface goes
     /// down or away. A nonblocking libpcap read never polls, so it would not notice; read the
     /// error here (SO_ERROR, which also clears it), close, and throw it.
@@ -157,7 +205,7 @@ public final class LiveCapture {
 }
 
 extension CaptureStatistics {
-    func adding(_ other: CaptureStatistics) -> CaptureStatistics {
+    public func adding(_ other: CaptureStatistics) -> CaptureStatistics {
         CaptureStatistics(received: received + other.received, droppedByKernel: droppedByKernel + other.droppedByKernel,
                           droppedByInterface: droppedByInterface + other.droppedByInterface)
     }

@@ -164,18 +164,47 @@ extension GatewayConfig {
         return (group, port, source)
     }
 
-    /// `secondary`: `{"group":…,"port":…}` with optional `source`, `maxSkewMilliseconds` (1…450,
-    /// ST 2022-7's class C bound; default 50) and `silenceMilliseconds` (10…10000; default 200).
+    /// `secondary`: `{"group":…,"port":…}` with optional `source` and `interface` (another capture
+    /// interface), or `{"srt":{…}}` (the keys of a channel's `srt`); either with `maxSkewMilliseconds`
+    /// (1…450, ST 2022-7's class C bound; default 50) and `silenceMilliseconds` (10…10000; default 200).
     static func decodeSecondPath(_ value: JSONValue, at path: JSONPath, _ reader: inout JSONReader) -> SecondPath? {
-        guard let object = reader.object(value, at: path, known: ["group", "port", "source", "maxSkewMilliseconds", "silenceMilliseconds"])
+        guard let object = reader.object(value, at: path, known: ["group", "port", "source", "interface", "srt",
+                                                                  "maxSkewMilliseconds", "silenceMilliseconds"])
         else { return nil }
+        func timing(_ reader: inout JSONReader) -> (skew: Int64, silence: Int64) {
+            let skew = reader.integer(object["maxSkewMilliseconds"], at: object.path("maxSkewMilliseconds"), in: 1...450)
+            let silence = reader.integer(object["silenceMilliseconds"], at: object.path("silenceMilliseconds"), in: 10...10_000)
+            return (skew.map { Int64($0) * 1_000_000 } ?? SecondPath.defaultMaxSkewNanoseconds,
+                    silence.map { Int64($0) * 1_000_000 } ?? SecondPath.defaultSilenceNanoseconds)
+        }
+        if object["srt"] != nil {
+            for key in ["group", "port", "source", "interface"] where object[key] != nil {
+                reader.report(object.path(key), "not used by a second path over SRT (the address is srt.url)")
+            }
+            let srt = decodeSRTSource(object["srt"], at: object.path("srt"), &reader)
+            let (skewNanoseconds, silenceNanoseconds) = timing(&reader)
+            guard let srt else { return nil }
+            return SecondPath(srt: srt, maxSkewNanoseconds: skewNanoseconds, silenceNanoseconds: silenceNanoseconds)
+        }
         let (group, port, source) = decodeEndpoint(object, &reader)
-        let skew = reader.integer(object["maxSkewMilliseconds"], at: object.path("maxSkewMilliseconds"), in: 1...450)
-        let silence = reader.integer(object["silenceMilliseconds"], at: object.path("silenceMilliseconds"), in: 10...10_000)
-        guard let group, let port else { return nil }
-        return SecondPath(endpoint: IngestEndpoint(group: group, port: UInt16(port), source: source),
-                          maxSkewNanoseconds: skew.map { Int64($0) * 1_000_000 } ?? SecondPath.defaultMaxSkewNanoseconds,
-                          silenceNanoseconds: silence.map { Int64($0) * 1_000_000 } ?? SecondPath.defaultSilenceNanoseconds)
+        let (skewNanoseconds, silenceNanoseconds) = timing(&reader)
+        var interface: String?
+        if let name = reader.string(object["interface"], at: object.path("interface")) {
+            if let problem = interfaceNameProblem(name) { reader.report(object.path("interface"), problem) } else { interface = name }
+        }
+        guard let group, let port, object["interface"] == nil || interface != nil else { return nil }
+        return SecondPath(endpoint: IngestEndpoint(group: group, port: UInt16(port), source: source), interface: interface,
+                          maxSkewNanoseconds: skewNanoseconds, silenceNanoseconds: silenceNanoseconds)
+    }
+
+    /// Why `name` cannot be a Linux interface name (IFNAMSIZ: at most 15 bytes; no `/`, `:` or
+    /// white space), nil when it can.
+    static func interfaceNameProblem(_ name: String) -> String? {
+        if name.utf8.count > 15 { return "\"\(name)\" is longer than an interface name can be (15 bytes)" }
+        if name == "." || name == ".." || name.contains(where: { $0 == "/" || $0 == ":" || $0.isWhitespace }) {
+            return "\"\(name)\" is not an interface name"
+        }
+        return nil
     }
 
     /// `programs`: `"auto"`, `"whole"`, or a non-empty array of distinct program_numbers 1…65535
@@ -279,8 +308,14 @@ extension GatewayConfig {
                     reader.report(object.path("secondary"), "only video channels take a second path (SMPTE ST 2022-7)")
                 } else {
                     secondPath = decodeSecondPath(value, at: object.path("secondary"), &reader)
-                    if let second = secondPath?.endpoint, let group, let port, second == IngestEndpoint(group: group, port: UInt16(port), source: source) {
-                        reader.report(object.path("secondary"), "is the channel's own group, port and source; a second path must differ")
+                    if let second = secondPath?.endpoint, secondPath?.interface == nil, let group, let port,
+                       second == IngestEndpoint(group: group, port: UInt16(port), source: source) {
+                        reader.report(object.path("secondary"), "is the channel's own group, port and source; a second path must differ "
+                                      + "(or arrive on another interface)")
+                        secondPath = nil
+                    }
+                    if secondPath?.srt != nil, let fec, fec != .none {
+                        reader.report(object.path("fec"), "a pair with an SRT path fails over on silence and carries TS without FEC; leave fec out")
                         secondPath = nil
                     }
                 }
@@ -295,12 +330,21 @@ extension GatewayConfig {
             }
             endpoints[key] = path
             if let second = secondPath?.endpoint {
-                let secondKey = "\(second.group) \(second.port)"
+                // On another interface the same (group, port) is another stream (two VLANs often reuse one group).
+                let secondKey = "\(second.group) \(second.port)" + (secondPath?.interface.map { " on \($0)" } ?? "")
                 if let first = endpoints[secondKey] {
                     reader.report(path.appending("secondary"), "\(second.group):\(second.port) is already used by \(first)")
                     continue
                 }
                 endpoints[secondKey] = path.appending("secondary")
+            }
+            if let srt = secondPath?.srt {
+                let key = "srt \(srt.mode == .listener ? "" : srt.host) \(srt.port) \(srt.mode)"
+                if let first = endpoints[key] {
+                    reader.report(path.appending("secondary").appending("srt"), "\(srt) is already used by \(first)")
+                    continue
+                }
+                endpoints[key] = path.appending("secondary")
             }
             if object["fec"] != nil, fec == nil { continue }
             channels.append(StaticChannel(name: name, kind: kind, group: group, port: UInt16(port), source: source,

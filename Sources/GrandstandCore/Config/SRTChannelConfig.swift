@@ -87,7 +87,8 @@ extension GatewayConfig {
             reader.report(object.path(key), "not used by an SRT channel (the address is srt.url)")
         }
         if object["secondary"] != nil {
-            reader.report(object.path("secondary"), "an SRT channel takes no second path (SRT repairs its own loss)")
+            reader.report(object.path("secondary"), "an SRT channel takes no second path: make the multicast stream the channel "
+                          + "and give SRT as its secondary ({\"srt\":{…}})")
         }
         var programs = ProgramSelection.auto
         if let value = object["programs"], let chosen = decodePrograms(value, at: object.path("programs"), &reader) { programs = chosen }
@@ -96,8 +97,19 @@ extension GatewayConfig {
         }
         let text = reader.string(object["channelText"], at: object.path("channelText"), nonEmpty: false)
         let bandwidth = reader.integer(object["bandwidthKbps"], at: object.path("bandwidthKbps"), in: 0...10_000_000)
-        guard let srt = reader.object(object["srt"], at: object.path("srt"), known: srtKeys) else { return nil }
-        var source: SRTSource?
+        guard let source = decodeSRTSource(object["srt"], at: object.path("srt"), &reader) else { return nil }
+        guard let name, kind == "video" else { return nil }
+        var channel = StaticChannel(name: name, kind: .video, group: nil, port: source.port, rtp: false,
+                                    channelText: text, bandwidthKbps: bandwidth)
+        channel.srt = source
+        channel.programs = programs
+        return channel
+    }
+
+    /// An `srt` object (a channel's, or a second path's): `{"url":"srt://host:port","mode":"caller"|"listener",
+    /// "passphrase":…,"keyLength":16|24|32,"latencyMilliseconds":120}`. Nil when something is wrong (reported).
+    static func decodeSRTSource(_ value: JSONValue?, at path: JSONPath, _ reader: inout JSONReader) -> SRTSource? {
+        guard let srt = reader.object(value, at: path, known: srtKeys) else { return nil }
         var address: (host: String, port: UInt16)?
         if let url = reader.string(srt["url"], at: srt.path("url"), required: true) {
             switch SRTSource.parse(url: url) {
@@ -132,17 +144,10 @@ extension GatewayConfig {
             }
         }
         let latency = reader.integer(srt["latencyMilliseconds"], at: srt.path("latencyMilliseconds"), in: 20...60_000)
-        if let address, let mode {
-            source = SRTSource(host: address.host, port: address.port, mode: mode, passphrase: passphrase, keyLength: keyLength,
-                               latencyMilliseconds: latency ?? SRTSource.defaultLatencyMilliseconds)
-        }
-        guard let name, kind == "video", let source, srt["passphrase"] == nil || passphrase != nil,
+        guard let address, let mode, srt["passphrase"] == nil || passphrase != nil,
               srt["latencyMilliseconds"] == nil || latency != nil else { return nil }
-        var channel = StaticChannel(name: name, kind: .video, group: nil, port: source.port, rtp: false,
-                                    channelText: text, bandwidthKbps: bandwidth)
-        channel.srt = source
-        channel.programs = programs
-        return channel
+        return SRTSource(host: address.host, port: address.port, mode: mode, passphrase: passphrase, keyLength: keyLength,
+                         latencyMilliseconds: latency ?? SRTSource.defaultLatencyMilliseconds)
     }
 }
 

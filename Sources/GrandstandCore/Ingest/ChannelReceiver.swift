@@ -12,11 +12,17 @@ struct ChannelReceiver: Sendable {
     var continuity = ContinuityTracker()
     /// Plain-UDP video: whole TS packets from datagrams that may cut them (FFmpeg's defaults).
     var aligner = TSStreamAligner()
+    /// A failover pair's second path: its own byte stream, aligned on its own.
+    var secondaryAligner = TSStreamAligner()
     var recovery: any RecoveryStage
     let programs: ProgramSelection
     let secondPath: SecondPath?
     /// ST 2022-7: merges the channel's two paths (nil with one path).
     var merger: SeamlessMerger?
+    /// The two paths are merged as TS, not by RTP sequence: plain UDP, or a path over SRT (TS
+    /// without RTP). The output takes one path and fails over on silence (not hitless); an RTP
+    /// path's payloads are taken as TS and its loss found from continuity counters.
+    let failover: Bool
     /// Video: splits a multi-program stream (nil when the configuration keeps the mux whole).
     var splitter: ProgramSplitter?
     /// The splitter wants every batch (it splits, or waits to decide by time); otherwise only
@@ -38,7 +44,9 @@ struct ChannelReceiver: Sendable {
         fec = channel.fec
         programs = channel.programs
         secondPath = channel.kind == .video ? channel.secondPath : nil
-        merger = secondPath.map { SeamlessMerger(configuration: .init(silenceNanoseconds: $0.silenceNanoseconds), rtp: channel.rtp) }
+        let failover = secondPath != nil && (!channel.rtp || secondPath?.srt != nil)
+        self.failover = failover
+        merger = secondPath.map { SeamlessMerger(configuration: .init(silenceNanoseconds: $0.silenceNanoseconds), rtp: !failover) }
         splitter = channel.kind == .video && channel.programs != .whole ? ProgramSplitter(selection: channel.programs) : nil
         self.recovery = recovery
     }
@@ -49,7 +57,7 @@ struct ChannelReceiver: Sendable {
                         into actions: inout [IngestAction]) {
         stats.packetsReceived += 1
         stats.bytesReceived += datagram.payload.count
-        let expected = path == .primary ? source : secondPath?.endpoint.source
+        let expected = path == .primary ? source : secondPath?.endpoint?.source
         if let expected, datagram.source.address != expected {
             stats.unexpectedSource += 1
             return
@@ -64,12 +72,8 @@ struct ChannelReceiver: Sendable {
             // Plain UDP: a data channel's payload is the message; a video channel's is whole TS
             // packets, its loss seen in their continuity counters (no sequence number, no FEC).
             if kind == .video {
-                if merger != nil {
-                    let decision = merger?.receiveDatagram(from: path, at: time)
-                    if merger?.hasEvents == true { notices = true }
-                    guard decision == .forward else { return }
-                }
-                plainTS(datagram.payload, time: time, stats: &stats, into: &actions)
+                guard failoverForwards(path, at: time) else { return }
+                plainTS(datagram.payload, path: path, time: time, stats: &stats, into: &actions)
             } else {
                 deliverData(datagram.payload, time: time, stats: &stats, into: &actions)
             }
@@ -82,6 +86,13 @@ struct ChannelReceiver: Sendable {
             return
         case .success(let parsed):
             packet = parsed
+        }
+        if failover {
+            // Paired with a path over SRT: RTP is only a wrapper here; the TS inside is what the
+            // other path carries, merged by silence (sequence numbers exist on one side only).
+            guard failoverForwards(path, at: time) else { return }
+            plainTS(packet.payload, path: path, time: time, stats: &stats, into: &actions)
+            return
         }
         if merger != nil {
             let decision = merger?.receive(ssrc: packet.ssrc, sequence: packet.sequenceNumber, payload: packet.payload, from: path, at: time)
@@ -105,25 +116,49 @@ struct ChannelReceiver: Sendable {
         }
     }
 
-    /// Whether `stream` applies: video without RTP (an SRT channel's receiver).
-    var takesStream: Bool { kind == .video && !rtp }
+    /// Whether `stream` applies to `path`: video without RTP (an SRT channel's receiver), or the
+    /// second path of a channel whose secondary is over SRT.
+    func takesStream(_ path: SeamlessMerger.Path) -> Bool {
+        switch path {
+        case .primary: kind == .video && !rtp
+        case .secondary: kind == .video && merger != nil && secondPath?.srt != nil
+        }
+    }
 
     /// One chunk of a channel fed by a stream transport rather than multicast (an SRT message,
-    /// normally 7 × 188 bytes): TS without RTP, handled as a plain-UDP video datagram.
-    mutating func stream(_ payload: ArraySlice<UInt8>, time: Int64, stats: inout ChannelStats, into actions: inout [IngestAction]) {
+    /// normally 7 × 188 bytes): TS without RTP, handled as a plain-UDP video datagram (of `path`
+    /// for a channel with two).
+    mutating func stream(_ payload: ArraySlice<UInt8>, path: SeamlessMerger.Path = .primary, time: Int64, stats: inout ChannelStats,
+                         into actions: inout [IngestAction]) {
         stats.packetsReceived += 1
         stats.bytesReceived += payload.count
-        plainTS(payload, time: time, stats: &stats, into: &actions)
+        guard failoverForwards(path, at: time) else { return }
+        plainTS(payload, path: path, time: time, stats: &stats, into: &actions)
+    }
+
+    /// A failover pair (or a single path: always true): whether `path`'s TS goes on now.
+    private mutating func failoverForwards(_ path: SeamlessMerger.Path, at time: Int64) -> Bool {
+        guard merger != nil else { return true }
+        let decision = merger?.receiveDatagram(from: path, at: time)
+        if merger?.hasEvents == true { notices = true }
+        return decision == .forward
     }
 
     /// Whole TS packets out of a payload that may cut them (FFmpeg's defaults), loss found from
-    /// their continuity counters.
-    private mutating func plainTS(_ payload: ArraySlice<UInt8>, time: Int64, stats: inout ChannelStats,
-                                  into actions: inout [IngestAction]) {
+    /// their continuity counters. Each path of a failover pair has its own aligner.
+    private mutating func plainTS(_ payload: ArraySlice<UInt8>, path: SeamlessMerger.Path = .primary, time: Int64,
+                                  stats: inout ChannelStats, into actions: inout [IngestAction]) {
         if payload.count != 7 * TSPacket.size { stats.oddSizedDatagrams += 1 }
-        let skipped = aligner.skippedBytes
-        let packets = aligner.packets(payload)
-        if aligner.skippedBytes != skipped { stats.drop(.tsLostSync) }
+        let packets: ArraySlice<UInt8>
+        if path == .secondary {
+            let skipped = secondaryAligner.skippedBytes
+            packets = secondaryAligner.packets(payload)
+            if secondaryAligner.skippedBytes != skipped { stats.drop(.tsLostSync) }
+        } else {
+            let skipped = aligner.skippedBytes
+            packets = aligner.packets(payload)
+            if aligner.skippedBytes != skipped { stats.drop(.tsLostSync) }
+        }
         demux(packets, time: time, plainUDP: true, stats: &stats, into: &actions)
     }
 

@@ -69,8 +69,8 @@ public struct IngestPipeline: Sendable {
         }
 
         /// True when the receiver has notices for the pipeline, as `media`.
-        mutating func stream(_ payload: ArraySlice<UInt8>, time: Int64, into actions: inout [IngestAction]) -> Bool {
-            receiver?.stream(payload, time: time, stats: &stats, into: &actions)
+        mutating func stream(_ payload: ArraySlice<UInt8>, path: SeamlessMerger.Path, time: Int64, into actions: inout [IngestAction]) -> Bool {
+            receiver?.stream(payload, path: path, time: time, stats: &stats, into: &actions)
             return receiver?.notices == true
         }
 
@@ -93,6 +93,9 @@ public struct IngestPipeline: Sendable {
     private let sapGroupSet: Set<IPAddress>
     private let recoveryFactory: RecoveryFactory
     private var routes: [Endpoint: Route] = [:]
+    /// Second paths captured on another interface, by interface name: only these are routed from
+    /// that interface's frames (the same group and port may be another stream there).
+    private var interfaceRoutes: [String: [Endpoint: Route]] = [:]
     /// Lanes are created when a channel id is first listed and never removed (stats stay).
     private var lanes: [Lane] = []
     private var laneIndex: [String: Int] = [:]
@@ -131,6 +134,44 @@ public struct IngestPipeline: Sendable {
     public var endpoints: [IngestEndpoint] {
         let sap = sapGroups.map { IngestEndpoint(group: $0, port: SAPMessage.port) }
         return Array(Set(sap + channels.flatMap(\.endpoints))).sorted()
+    }
+
+    /// Every (group, port, source) to capture and join on interface `name`, other than the main
+    /// one: the second paths that arrive there (docs/ingest.md, "Two paths"). Sorted.
+    public func endpoints(onInterface name: String) -> [IngestEndpoint] {
+        Array(Set(channels.compactMap { $0.otherInterfaceEndpoint }.filter { $0.interface == name }.map(\.endpoint))).sorted()
+    }
+
+    /// The other capture interfaces the configured channels' second paths name, sorted.
+    public var otherInterfaces: [String] {
+        Array(Set(channels.compactMap { $0.otherInterfaceEndpoint?.interface })).sorted()
+    }
+
+    /// A frame captured on interface `name` (not the main one): only second paths that arrive
+    /// there are routed; anything else is counted (`unknown_destination`). SAP is listened to on
+    /// the main interface only.
+    public mutating func ingest(frame: ArraySlice<UInt8>, link: LinkLayer, timestampNanoseconds: Int64, interface name: String,
+                                into actions: inout [IngestAction], heard: (Datagram) -> Void = { _ in }) {
+        framesReceived += 1
+        switch FrameDecoder.decode(frame, link: link, timestampNanoseconds: timestampNanoseconds) {
+        case .failure(let reason):
+            frameDrops.add(reason)
+            flushPending(into: &actions)
+        case .success(let datagram):
+            heard(datagram)
+            ingest(datagram, interface: name, into: &actions)
+        }
+    }
+
+    /// One UDP datagram received on interface `name` (not the main one).
+    public mutating func ingest(_ datagram: Datagram, interface name: String, into actions: inout [IngestAction]) {
+        datagramsReceived += 1
+        flushPending(into: &actions)
+        guard case .secondary(let index)? = interfaceRoutes[name]?[datagram.destination] else {
+            unknownDestination += 1
+            return
+        }
+        if lanes[index].media(datagram, path: .secondary, into: &actions) { attend(index, at: datagram.timestampNanoseconds, into: &actions) }
     }
 
     /// One captured frame: link/IP/UDP decoding, then `ingest(_:)`.
@@ -203,18 +244,19 @@ public struct IngestPipeline: Sendable {
 
     /// One chunk of TS for channel `channelID` from a stream transport (SRT), keyed by channel
     /// rather than (group, port): handled as a plain-UDP video datagram of that channel, under
-    /// the same stats keys (a multi-program TS is split as on multicast). Chunks for a channel that
-    /// is not listed, not received or not plain video are counted (`stream_chunks_unrouted`) and
-    /// dropped.
-    public mutating func ingest(stream payload: ArraySlice<UInt8>, channelID: String, timestampNanoseconds: Int64,
-                                into actions: inout [IngestAction]) {
+    /// the same stats keys (a multi-program TS is split as on multicast); `path` `.secondary` for
+    /// a channel whose second path is over SRT. Chunks for a channel that is not listed, not
+    /// received or not plain video (or without an SRT second path) are counted
+    /// (`stream_chunks_unrouted`) and dropped.
+    public mutating func ingest(stream payload: ArraySlice<UInt8>, channelID: String, path: SeamlessMerger.Path = .primary,
+                                timestampNanoseconds: Int64, into actions: inout [IngestAction]) {
         streamChunks += 1
         flushPending(into: &actions)
-        guard let index = laneIndex[channelID], lanes[index].receiver?.takesStream == true else {
+        guard let index = laneIndex[channelID], lanes[index].receiver?.takesStream(path) == true else {
             unroutedStreamChunks += 1
             return
         }
-        if lanes[index].stream(payload, time: timestampNanoseconds, into: &actions) {
+        if lanes[index].stream(payload, path: path, time: timestampNanoseconds, into: &actions) {
             attend(index, at: timestampNanoseconds, into: &actions)
         }
     }
@@ -281,13 +323,18 @@ public struct IngestPipeline: Sendable {
             }
         }
         routes = [:]
+        interfaceRoutes = [:]
         for channel in registry.channels {
             guard let index = laneIndex[channel.id], lanes[index].receiver != nil, let group = channel.group else { continue }
             let media = Endpoint(address: group, port: channel.port)
             if routes[media] == nil { routes[media] = .media(index) }
-            if let second = channel.secondPath?.endpoint, lanes[index].receiver?.merger != nil {
-                let endpoint = Endpoint(address: second.group, port: second.port)
-                if routes[endpoint] == nil { routes[endpoint] = .secondary(index) }
+            if let second = channel.secondPath, let endpoint = second.endpoint, lanes[index].receiver?.merger != nil {
+                let destination = Endpoint(address: endpoint.group, port: endpoint.port)
+                if let interface = second.interface {
+                    if interfaceRoutes[interface, default: [:]][destination] == nil { interfaceRoutes[interface, default: [:]][destination] = .secondary(index) }
+                } else if routes[destination] == nil {
+                    routes[destination] = .secondary(index)
+                }
             }
             for port in channel.fec.repairPorts(mediaPort: channel.port) {
                 let repair = Endpoint(address: group, port: port)

@@ -69,12 +69,20 @@ public struct Channel: Sendable, Equatable {
         self.origin = origin
     }
 
-    /// The endpoints to capture and join for this channel: media plus FEC repair ports
+    /// The endpoints to capture and join on the main interface for this channel: media plus FEC
+    /// repair ports, and a second path's group unless it arrives on another interface or over SRT
     /// (none for unsupported channels).
     public var endpoints: [IngestEndpoint] {
         guard kind.isSupported, let group else { return [] }
         return ([port] + fec.repairPorts(mediaPort: port)).map { IngestEndpoint(group: group, port: $0, source: source) }
-            + (secondPath.map { [$0.endpoint] } ?? [])
+            + (secondPath?.mainInterfaceEndpoint.map { [$0] } ?? [])
+    }
+
+    /// The second path's endpoint when it arrives on another capture interface: (interface, endpoint).
+    public var otherInterfaceEndpoint: (interface: String, endpoint: IngestEndpoint)? {
+        guard kind.isSupported, group != nil, let second = secondPath, let interface = second.interface, let endpoint = second.endpoint
+        else { return nil }
+        return (interface, endpoint)
     }
 
     /// The channels.json object, keys sorted.

@@ -21,6 +21,15 @@ public struct IngestSnapshot: Sendable {
     /// Announcements the policy refused (license, allow-list), with the reason.
     public var refused: [ChannelRegistry.Refusal] = []
     public var timestampNanoseconds: Int64 = 0
+    /// Captures on other interfaces, for second paths that arrive there (docs/ingest.md, "Two paths").
+    public var otherInterfaces: [OtherInterface] = []
+
+    public struct OtherInterface: Sendable {
+        public var name: String
+        public var capturing: Bool
+        public var lastError: String?
+        public var memberships: [GroupMembership]
+    }
 
     public static let empty = IngestSnapshot()
 
@@ -37,12 +46,18 @@ public struct IngestSnapshot: Sendable {
         memberships = state.plan.held.sorted().map {
             Membership(membership: $0, restarts: state.silence.restarts[$0] ?? 0, lastPacketNanoseconds: state.silence.lastPacket($0))
         }
+        otherInterfaces = state.sides.map {
+            OtherInterface(name: $0.interface, capturing: $0.capture.isOpen, lastError: $0.lastError, memberships: $0.plan.held.sorted())
+        }
         var stats = state.pipeline.stats
-        let capture = state.capture.statistics()
+        let capture = state.sides.reduce(state.capture.statistics()) { $0.adding($1.capture.statistics()) }
         stats.total["pcap_received"] = .number(Double(capture.received))
         stats.total["pcap_dropped_kernel"] = .number(Double(capture.droppedByKernel))
         stats.total["pcap_dropped_interface"] = .number(Double(capture.droppedByInterface))
         stats.total["capture_opens"] = .number(Double(state.capture.openCount))
+        if !state.sides.isEmpty {
+            stats.total["capture_other_interfaces_down"] = .number(Double(state.sides.filter { !$0.capture.isOpen }.count))
+        }
         stats.total["membership_join_failures"] = .number(Double(state.failedJoins))
         stats.total[SilenceWatch.statsKey] = .number(Double(state.silence.totalRestarts))
         for channel in channels {

@@ -54,6 +54,13 @@ public final class LiveIngest: Sendable {
     private let srtInputs: [SRTInput]
 
     public init(settings: Settings, events: EventLog, clock: any Clock = SystemClock(), sink: @escaping Sink) throws(CaptureError) {
+        var settings = settings
+        // A second path "on another interface" that names the main one is on the main one.
+        settings.configuration.staticChannels = settings.configuration.staticChannels.map { channel in
+            var channel = channel
+            if channel.secondPath?.interface == settings.interface { channel.secondPath?.interface = nil }
+            return channel
+        }
         self.settings = settings
         self.events = events
         self.clock = clock
@@ -62,8 +69,11 @@ public final class LiveIngest: Sendable {
         inbox = StreamInbox(wakeup: wakeup)
         let configuration = settings.configuration
         let listed = ChannelRegistry(policy: configuration.policy, staticChannels: configuration.staticChannels).channels
-        srtInputs = listed.compactMap { [inbox] channel in
-            channel.srt.map { SRTInput(channelID: channel.id, source: $0, inbox: inbox, events: events, clock: clock) }
+        srtInputs = listed.flatMap { [inbox] channel in
+            // A channel over SRT, and a channel whose second path is over SRT (docs/ingest.md, "Two paths").
+            [channel.srt.map { SRTInput(channelID: channel.id, source: $0, inbox: inbox, events: events, clock: clock) },
+             channel.secondPath?.srt.map { SRTInput(channelID: channel.id, path: .secondary, source: $0, inbox: inbox, events: events,
+                                                    clock: clock) }].compactMap { $0 }
         }
         var start = Shared()
         start.published.interface = settings.interface
@@ -123,14 +133,19 @@ public final class LiveIngest: Sendable {
             if stop.isRaised { break }
             let now = clock.wallNanoseconds()
             if !state.capture.isOpen, now >= state.nextOpenAttempt { open(state, now: now) }
-            do {
-                let timeout = state.capture.isOpen ? Int32(settings.tickNanoseconds / 1_000_000) : 200
-                let woke = try state.capture.wait(timeoutMilliseconds: timeout, wakeup: wakeup)
-                takeStreams(state)
-                // Woken by a stream input: the capture may be readable too (its read is nonblocking).
-                if woke == .readable || (woke == .woken && state.capture.isOpen) { try read(state) }
-            } catch {
-                interfaceLost(state, error: error, now: clock.wallNanoseconds())
+            for side in state.sides where !side.capture.isOpen && now >= side.nextOpenAttempt { open(side, state, now: now) }
+            if state.sides.isEmpty {
+                do {
+                    let timeout = state.capture.isOpen ? Int32(settings.tickNanoseconds / 1_000_000) : 200
+                    let woke = try state.capture.wait(timeoutMilliseconds: timeout, wakeup: wakeup)
+                    takeStreams(state)
+                    // Woken by a stream input: the capture may be readable too (its read is nonblocking).
+                    if woke == .readable || (woke == .woken && state.capture.isOpen) { try read(state) }
+                } catch {
+                    interfaceLost(state, error: error, now: clock.wallNanoseconds())
+                }
+            } else {
+                waitAndReadAll(state)
             }
             let after = clock.wallNanoseconds()
             if after >= state.nextTick {
@@ -142,6 +157,11 @@ public final class LiveIngest: Sendable {
         }
         for action in state.plan.leaveAll() { apply(action, state) }
         state.capture.close()
+        for side in state.sides {
+            _ = side.plan.leaveAll()
+            side.sockets = [:]
+            side.capture.close()
+        }
         publish(state, now: clock.wallNanoseconds())
     }
 
@@ -173,6 +193,123 @@ public final class LiveIngest: Sendable {
         }
     }
 
+    /// One poll over the main capture, the other interfaces' and the wake-up; reads whichever
+    /// has packets. A failing interface is closed and retried alone (the others keep going).
+    private func waitAndReadAll(_ state: LoopState) {
+        let captures = [state.capture] + state.sides.map(\.capture)
+        let outcome: LiveCapture.MultiWait
+        do {
+            outcome = try LiveCapture.wait(captures, timeoutMilliseconds: Int32(settings.tickNanoseconds / 1_000_000), wakeup: wakeup)
+        } catch {
+            interfaceLost(state, error: error, now: clock.wallNanoseconds())
+            return
+        }
+        takeStreams(state)
+        switch outcome.results[0] {
+        case .failure(let error):
+            interfaceLost(state, error: error, now: clock.wallNanoseconds())
+        case .success(let readable):
+            do {
+                if readable || (outcome.woken && state.capture.isOpen) { try read(state) }
+            } catch {
+                interfaceLost(state, error: error, now: clock.wallNanoseconds())
+            }
+        }
+        for (side, result) in zip(state.sides, outcome.results.dropFirst()) {
+            switch result {
+            case .failure(let error):
+                lost(side, error: error, now: clock.wallNanoseconds())
+            case .success(let readable):
+                guard readable || (outcome.woken && side.capture.isOpen) else { continue }
+                do {
+                    try read(side, state)
+                } catch {
+                    lost(side, error: error, now: clock.wallNanoseconds())
+                }
+            }
+        }
+    }
+
+    // MARK: Other interfaces (second paths on another NIC or VLAN)
+
+    private func open(_ side: SideCapture, _ state: LoopState, now: Int64) {
+        do {
+            let link = try side.capture.open()
+            side.link = LinkLayer(linkType: link.rawValue)
+            if side.link == nil {
+                side.capture.close()
+                throw CaptureError("decode link type \(link.name) on \(side.interface)", code: -1, message: "unsupported link-layer type")
+            }
+            let reopened = side.capture.openCount > 1
+            side.lastError = nil
+            events.record(GatewayEvent(.captureUp, "capturing on \(side.interface) (second paths)" + (reopened ? " again" : ""),
+                                       fields: [("INTERFACE", side.interface)]))
+            if reopened {
+                // The kernel dropped the memberships with the link: join everything again.
+                _ = side.plan.leaveAll()
+                side.sockets = [:]
+            }
+            refreshEndpoints(side, state)
+        } catch {
+            side.nextOpenAttempt = now + settings.retryNanoseconds
+            let text = "\(error)"
+            if side.lastError != text {
+                side.lastError = text
+                events.record(GatewayEvent(.captureDown, "capture on \(side.interface) (second paths) unavailable: \(text)",
+                                           fields: [("INTERFACE", side.interface)]))
+            }
+        }
+    }
+
+    private func lost(_ side: SideCapture, error: CaptureError, now: Int64) {
+        side.capture.close()
+        side.nextOpenAttempt = now + settings.retryNanoseconds
+        side.lastError = error.description
+        events.record(GatewayEvent(.captureDown, "capture on \(side.interface) (second paths) lost: \(error)",
+                                   fields: [("INTERFACE", side.interface)]))
+    }
+
+    private func read(_ side: SideCapture, _ state: LoopState) throws(CaptureError) {
+        guard let link = side.link else { return }
+        var actions: [IngestAction] = []
+        let name = side.interface
+        try side.capture.readAvailable { packet in
+            state.pipeline.ingest(frame: packet.bytes[...], link: link, timestampNanoseconds: packet.timestampNanoseconds, interface: name,
+                                  into: &actions)
+        }
+        deliver(actions, state)
+    }
+
+    /// Joins and leaves the second paths' groups on `side` and installs its filter.
+    private func refreshEndpoints(_ side: SideCapture, _ state: LoopState) {
+        let endpoints = state.pipeline.endpoints(onInterface: side.interface)
+        for action in side.plan.update(desired: endpoints) {
+            let membership = action.membership
+            switch action {
+            case .leave:
+                side.sockets[membership] = nil
+            case .join, .rejoin:
+                do {
+                    side.sockets[membership] = try MulticastMembership(group: membership.group.description,
+                                                                       source: membership.source?.description, interface: side.interface)
+                } catch {
+                    side.plan.joinFailed(membership)
+                    side.sockets[membership] = nil
+                    state.failedJoins += 1
+                    events.record(GatewayEvent(.captureDown, "cannot join \(membership) on \(side.interface): \(error)",
+                                               fields: [("GROUP", membership.group.description), ("INTERFACE", side.interface)]))
+                }
+            }
+        }
+        let filter = CaptureFilter(endpoints: endpoints)
+        do {
+            try side.capture.setFilter(filter.expression)
+        } catch {
+            events.record(GatewayEvent(.captureDown, "capture filter on \(side.interface) refused: \(error)",
+                                       fields: [("INTERFACE", side.interface), ("FILTER", filter.expression)]))
+        }
+    }
+
     private func interfaceLost(_ state: LoopState, error: CaptureError, now: Int64) {
         state.capture.close()
         state.nextOpenAttempt = now + settings.retryNanoseconds
@@ -199,8 +336,8 @@ public final class LiveIngest: Sendable {
         guard !chunks.isEmpty else { return }
         var actions: [IngestAction] = []
         for chunk in chunks {
-            state.pipeline.ingest(stream: chunk.bytes[...], channelID: chunk.channelID, timestampNanoseconds: chunk.timestampNanoseconds,
-                                  into: &actions)
+            state.pipeline.ingest(stream: chunk.bytes[...], channelID: chunk.channelID, path: chunk.path,
+                                  timestampNanoseconds: chunk.timestampNanoseconds, into: &actions)
         }
         deliver(actions, state)
     }
@@ -226,6 +363,7 @@ public final class LiveIngest: Sendable {
         let endpoints = state.pipeline.endpoints
         for action in state.plan.update(desired: endpoints) { apply(action, state) }
         state.silence.track(state.plan.held)
+        for side in state.sides where side.capture.isOpen { refreshEndpoints(side, state) }
         let filter = CaptureFilter(endpoints: endpoints)
         do {
             try state.capture.setFilter(filter.expression)
@@ -281,10 +419,32 @@ final class LoopState {
     var nextOpenAttempt: Int64 = 0
     var nextTick: Int64 = 0
     var lastError: String?
+    /// The other interfaces second paths arrive on, one capture each (docs/ingest.md, "Two paths").
+    let sides: [SideCapture]
 
     init(settings: LiveIngest.Settings) {
         pipeline = IngestPipeline(configuration: settings.configuration)
         capture = LiveCapture(interface: settings.interface, filter: CaptureFilter.nothing, options: settings.captureOptions)
         silence = SilenceWatch(silenceNanoseconds: settings.silenceNanoseconds)
+        sides = pipeline.otherInterfaces.filter { $0 != settings.interface }.map {
+            SideCapture(interface: $0, options: settings.captureOptions)
+        }
+    }
+}
+
+/// A capture on another interface for second paths only: its own filter and memberships, opened
+/// and retried like the main one, read by the same thread. No SAP, no silence re-joins there.
+final class SideCapture {
+    let interface: String
+    let capture: LiveCapture
+    var link: LinkLayer?
+    var plan = MembershipPlan()
+    var sockets: [GroupMembership: MulticastMembership] = [:]
+    var nextOpenAttempt: Int64 = 0
+    var lastError: String?
+
+    init(interface: String, options: PacketCapture.LiveOptions) {
+        self.interface = interface
+        capture = LiveCapture(interface: interface, filter: CaptureFilter.nothing, options: options)
     }
 }

@@ -44,6 +44,8 @@ final class SRTInput: Sendable {
     }
 
     let channelID: String
+    /// `.secondary` when this input is the second path of a multicast channel.
+    let path: SeamlessMerger.Path
     let source: SRTSource
     private let inbox: StreamInbox
     private let events: EventLog
@@ -57,8 +59,10 @@ final class SRTInput: Sendable {
     /// The slice every wait is cut into, so a stop is seen within it.
     private static let sliceMilliseconds: Int64 = 100
 
-    init(channelID: String, source: SRTSource, inbox: StreamInbox, events: EventLog, clock: any Clock) {
+    init(channelID: String, path: SeamlessMerger.Path = .primary, source: SRTSource, inbox: StreamInbox, events: EventLog,
+         clock: any Clock) {
         self.channelID = channelID
+        self.path = path
         self.source = source
         self.inbox = inbox
         self.events = events
@@ -187,7 +191,7 @@ final class SRTInput: Sendable {
                     while let count = try socket.receive(into: &buffer) {
                         lastMessage = clock.monotonicNanoseconds()
                         stalled = false
-                        let chunk = StreamInbox.Chunk(channelID: channelID, bytes: Array(buffer[..<count]),
+                        let chunk = StreamInbox.Chunk(channelID: channelID, path: path, bytes: Array(buffer[..<count]),
                                                       timestampNanoseconds: clock.wallNanoseconds())
                         if !inbox.put(chunk) { shared.withLock { $0.inboxDropped += 1 } }
                     }
@@ -225,6 +229,7 @@ final class SRTInput: Sendable {
 
     private func record(_ kind: GatewayEvent.Kind, _ message: String, peer: String, reason: String) {
         var fields = [("CHANNEL", channelID), ("SRT_URL", source.url), ("SRT_MODE", source.mode.rawValue)]
+        if path == .secondary { fields.append(("PATH", path.description)) }
         if !peer.isEmpty { fields.append(("SRT_PEER", peer)) }
         if !reason.isEmpty { fields.append(("REASON", reason)) }
         events.record(GatewayEvent(kind, message, fields: fields))

@@ -1,4 +1,5 @@
 import Capture
+import GrandstandCore
 import Synchronization
 
 /// Where stream inputs (SRT receivers, each on its own thread) leave TS chunks for the ingest
@@ -8,6 +9,8 @@ import Synchronization
 final class StreamInbox: Sendable {
     struct Chunk: Sendable {
         var channelID: String
+        /// The channel's primary (an SRT channel), or its second path over SRT.
+        var path: SeamlessMerger.Path = .primary
         var bytes: [UInt8]
         var timestampNanoseconds: Int64
     }

@@ -6,6 +6,8 @@
 //                       dual-path channel's second path is an endpoint of its own)
 //   3: repair datagram  [endpoint u8][port offset u8][length u16][bytes]
 //   4: time passes      [milliseconds u16], then tick
+//   5: stream chunk     [channel u8][path u8][length u16][bytes] (SRT messages, either path)
+//   6: other interface  [endpoint u8][length u16][bytes] captured on "vlan20" (second paths there)
 // Every op also advances the clock 1 ms. Static channels cover each receiver kind.
 @testable import GrandstandCore
 
@@ -37,11 +39,18 @@ let channels: [GatewayConfig.StaticChannel] = [
           secondPath: SecondPath(endpoint: IngestEndpoint(group: ipv4(239, 1, 2, 8), port: 5000))),
     .init(name: "dual-udp", kind: .video, group: ipv4(239, 1, 1, 9), port: 5000, rtp: false,
           secondPath: SecondPath(endpoint: IngestEndpoint(group: ipv4(239, 1, 2, 9), port: 5000))),
+    // A second path over SRT (failover, RTP unwrapped), and one on another interface (same group).
+    .init(name: "dual-srt", kind: .video, group: ipv4(239, 1, 1, 10), port: 5000,
+          secondPath: SecondPath(srt: SRTSource(host: "", port: 9000, mode: .listener))),
+    .init(name: "dual-if", kind: .video, group: ipv4(239, 1, 1, 11), port: 5000,
+          secondPath: SecondPath(endpoint: IngestEndpoint(group: ipv4(239, 1, 1, 11), port: 5000), interface: "vlan20")),
 ]
+
+let streamChannels = ["dual-srt", "video-udp", "dual-udp", "nonexistent"]
 
 /// Where media datagrams go: every channel's group and port, and each second path.
 let mediaEndpoints: [Endpoint] = channels.compactMap { channel in channel.group.map { Endpoint(address: $0, port: channel.port) } }
-    + channels.compactMap { $0.secondPath.map { Endpoint(address: $0.endpoint.group, port: $0.endpoint.port) } }
+    + channels.compactMap { $0.secondPath?.endpoint.map { Endpoint(address: $0.group, port: $0.port) } }
 
 let configuration = IngestConfiguration(policy: .permissive, staticChannels: channels,
                                         recovery: FECRecovery.factory(math: { FailingMath() }))
@@ -54,7 +63,7 @@ func fuzzOne(_ bytes: [UInt8]) {
     var actions: [IngestAction] = []
     while !cursor.isAtEnd {
         now += 1_000_000
-        switch cursor.u8() % 5 {
+        switch cursor.u8() % 7 {
         case 0:
             let link = links[Int(cursor.u8()) % links.count]
             pipeline.ingest(frame: cursor.chunk(), link: link, timestampNanoseconds: now, into: &actions)
@@ -73,6 +82,14 @@ func fuzzOne(_ bytes: [UInt8]) {
             let datagram = Datagram(source: streamer, destination: Endpoint(address: endpoint.address, port: port),
                                     payload: cursor.chunk(), timestampNanoseconds: now, hopLimit: 8)
             pipeline.ingest(datagram, into: &actions)
+        case 5:
+            let channel = streamChannels[Int(cursor.u8()) % streamChannels.count]
+            let path: SeamlessMerger.Path = cursor.u8() % 2 == 0 ? .primary : .secondary
+            pipeline.ingest(stream: cursor.chunk(), channelID: channel, path: path, timestampNanoseconds: now, into: &actions)
+        case 6:
+            let endpoint = mediaEndpoints[Int(cursor.u8()) % mediaEndpoints.count]
+            let datagram = Datagram(source: streamer, destination: endpoint, payload: cursor.chunk(), timestampNanoseconds: now, hopLimit: 8)
+            pipeline.ingest(datagram, interface: "vlan20", into: &actions)
         default:
             now += Int64(cursor.u16()) * 1_000_000
             actions += pipeline.tick(nowNanoseconds: now)
@@ -83,6 +100,7 @@ func fuzzOne(_ bytes: [UInt8]) {
     check(actions)
     _ = pipeline.stats
     _ = pipeline.endpoints
+    _ = pipeline.endpoints(onInterface: "vlan20")
 }
 
 func check(_ actions: [IngestAction]) {
