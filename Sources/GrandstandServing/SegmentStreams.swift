@@ -46,7 +46,7 @@ struct SegmentStreams {
     mutating func advance(window: MediaWindow, nowNanoseconds: Int64?) {
         followers.removeAll { follower in
             guard follower.stream.isOpen else { return true }
-            guard let segment = window.segments.last(where: { $0.mediaSequence == follower.sequence }) else {
+            guard window.segments.contains(where: { $0.mediaSequence == follower.sequence }) else {
                 let waiting = Self.follows(follower.sequence, in: window) && (nowNanoseconds ?? 0) < follower.deadlineNanoseconds
                 if !waiting { follower.stream.finish() }
                 return !waiting
