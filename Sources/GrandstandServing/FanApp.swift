@@ -2,7 +2,7 @@ import GrandstandCore
 import HTTPServer
 
 /// The fan app (docs/fan-app.md): the files of web/fan/, embedded by tools/fan-assets.py as
-/// `FanAssets`, served at `/` and `/index.html` (index.html) and `/NAME` (app.js, app.css). Each
+/// `FanAssets`, served at `/` and `/index.html` (index.html) and `/NAME` (player.js, app.js, app.css). Each
 /// is kept plain and gzip-compressed (made once, at first use): a client whose Accept-Encoding
 /// takes gzip gets `Content-Encoding: gzip`; every answer says `Vary: Accept-Encoding`.
 enum FanApp {

@@ -3,7 +3,7 @@ import GrandstandRuntime
 import HTTPServer
 import GrandstandOperations
 
-/// The fan listener's routes: the fan app (`FanApp`: `/`, `/app.js`, `/app.css`), the channel list, playlists (live with blocking
+/// The fan listener's routes: the fan app (`FanApp`: `/`, `/player.js`, `/app.js`, `/app.css`), the channel list, playlists (live with blocking
 /// reload, rewind), segments and parts, thumbnails, data-channel messages (JSON and Server-Sent
 /// Events) and /health. No management route is served here; paths are matched by the router,
 /// never mapped to files. Every answer, now or deferred, passes through `FanResponse.finish`

@@ -52,13 +52,13 @@ import Testing
     }
 
     /// gzip when Accept-Encoding takes it (and the bytes inflate to the file), identity otherwise;
-    /// `Vary: Accept-Encoding` either way; the routes `/`, `/index.html`, `/app.js`, `/app.css`.
+    /// `Vary: Accept-Encoding` either way; the routes `/`, `/index.html`, `/player.js`, `/app.js`, `/app.css`.
     @Test(arguments: [("gzip, deflate, br", true), ("br;q=1.0, gzip;q=0.8", true), ("*", true), ("identity", false),
                       ("gzip;q=0", false), ("*, gzip;q=0", false), ("x-gzip", true), ("", false)])
     func contentEncodingFollowsAcceptEncoding(_ accept: String, _ gzipped: Bool) throws {
         #expect(FanApp.acceptsGzip(accept) == gzipped)
-        #expect(Set(FanApp.routes.map(\.pattern)) == ["/", "/index.html", "/app.js", "/app.css"])
-        for name in ["index.html", "app.js", "app.css"] {
+        #expect(Set(FanApp.routes.map(\.pattern)) == ["/", "/index.html", "/player.js", "/app.js", "/app.css"])
+        for name in ["index.html", "player.js", "app.js", "app.css"] {
             let request = HTTPRequest(method: "GET", path: "/" + name, headers: accept.isEmpty ? [:] : ["accept-encoding": accept])
             let response = FanApp.response(name, for: request)
             #expect(response.status == 200)
