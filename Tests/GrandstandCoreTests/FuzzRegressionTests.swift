@@ -59,3 +59,14 @@ func aSequenceParameterSetWithOutOfRangeFieldsIsRefused(_ name: String) throws {
     let first = Array(input[1..<min(input.count, 1 + split)])
     #expect(AVCConfiguration(sps: [0x67] + first, pps: [[0x68]]) == nil)
 }
+
+/// Parameter sets the configuration records cannot hold (a length over 16 bits, more than 255
+/// H.264 PPS) are refused rather than trapping in the record writer.
+@Test func parameterSetsTooLargeForTheirRecordAreRefused() throws {
+    let units = NALUnits.split(try Fixtures.bytes("media/testsrc-160x90-25fps-2s.h264")[...])
+    let sps = Array(try #require(units.first { $0.first! & 0x1F == 7 }))
+    #expect(AVCConfiguration(sps: sps, pps: [[0x68]]) != nil)
+    #expect(AVCConfiguration(sps: sps + [UInt8](repeating: 0, count: 70_000), pps: [[0x68]]) == nil)
+    #expect(AVCConfiguration(sps: sps, pps: Array(repeating: [0x68], count: 256)) == nil)
+    #expect(AVCConfiguration(sps: sps, pps: [[0x68] + [UInt8](repeating: 1, count: 70_000)]) == nil)
+}

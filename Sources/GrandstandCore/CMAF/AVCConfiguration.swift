@@ -15,7 +15,9 @@ public struct AVCConfiguration: Sendable, Equatable {
 
     /// Parses `sps` (a whole NAL unit, header included); nil when it is not a valid SPS.
     public init?(sps: [UInt8], pps: [[UInt8]]) {
-        guard sps.count >= 4, sps[0] & 0x1F == 7, !pps.isEmpty else { return nil }
+        // The record stores each set's length in 16 bits and the PPS count in 8 (§5.3.3.1).
+        guard sps.count >= 4, sps.count <= 0xFFFF, sps[0] & 0x1F == 7, !pps.isEmpty, pps.count <= 255,
+              pps.allSatisfy({ $0.count <= 0xFFFF }) else { return nil }
         self.sps = sps
         self.pps = pps
         profile = sps[1]; compatibility = sps[2]; level = sps[3]

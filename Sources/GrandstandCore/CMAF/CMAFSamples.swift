@@ -79,7 +79,12 @@ struct ParameterSetCache: Sendable, Equatable {
                 sps = Array(nal)
                 if !sawSPS { pps = []; sawSPS = true }
             case (true, 34), (false, 8):
-                if !pps.contains(where: { $0[...] == nal }) { pps.append(Array(nal)) }
+                // At most as many as the ids allow (H.264 256, HEVC 64): a stream sending more
+                // distinct ones keeps its newest.
+                if !pps.contains(where: { $0[...] == nal }) {
+                    if pps.count >= 64 { pps.removeFirst() }
+                    pps.append(Array(nal))
+                }
             default: break
             }
         }

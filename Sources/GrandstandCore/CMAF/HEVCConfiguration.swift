@@ -17,8 +17,9 @@ public struct HEVCConfiguration: Sendable, Equatable {
 
     /// Parses `sps` (a whole NAL unit with its 2-byte header); nil when it is not a valid SPS.
     public init?(vps: [UInt8], sps: [UInt8], pps: [[UInt8]]) {
-        guard sps.count >= 16, (sps[0] >> 1) & 0x3F == 33, vps.count >= 2, (vps[0] >> 1) & 0x3F == 32,
-              !pps.isEmpty else { return nil }
+        // The record stores each unit's length and each array's count in 16 bits (§8.3.3.1.2).
+        guard sps.count >= 16, sps.count <= 0xFFFF, vps.count <= 0xFFFF, (sps[0] >> 1) & 0x3F == 33, vps.count >= 2,
+              (vps[0] >> 1) & 0x3F == 32, !pps.isEmpty, pps.count <= 0xFFFF, pps.allSatisfy({ $0.count <= 0xFFFF }) else { return nil }
         self.vps = vps; self.sps = sps; self.pps = pps
         let rbsp = NALUnits.rbsp(sps[2...])
         guard rbsp.count >= 13 else { return nil }
