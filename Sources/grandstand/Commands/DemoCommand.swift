@@ -47,7 +47,7 @@ struct DemoCommand: ParsableCommand {
     var fec: String = "reed-solomon"
 
     @Option(help: ArgumentHelp("LL-HLS part duration in seconds (config hls.partSeconds, 0.1-2).", valueName: "SECONDS"))
-    var partSeconds: Double = 0.4
+    var partSeconds: Double = 0.2
 
     @Option(help: ArgumentHelp("Directory sent as the \"Match Day\" file channel (a catalog feed and downloads; \"none\" for none).", valueName: "DIR"))
     var matchday: String = "tools/samples/matchday"
