@@ -121,18 +121,19 @@ import Testing
         #expect(gone.status == 201)
         let twice = try live.running.call("POST", "/api/v1/records", body: #"{"name":"gone","channel":"cam"}"#)
         #expect(twice.status == 409)
-        live.running.daemon.gateway.handle([.channelsChanged([.removed(live.channel, reason: .deleted)])])
+        // Gone without a SAP deletion (timed out): not the stream's end, so the recording fails.
+        live.running.daemon.gateway.handle([.channelsChanged([.removed(live.channel, reason: .timeout)])])
         live.running.daemon.services.recorder.flush()   // the writer's next round notices
         #expect(try live.record("gone")?["state"] == .string("failed"))
         let reason = try live.record("gone")?["reason"]
-        #expect(reason == .string("channel gone"))
+        #expect(reason == .string("channel-gone"))
         let deleted = try live.running.call("DELETE", "/api/v1/records?name=gone")
         #expect(deleted.status == 204)
         let left = try live.records()
         #expect(left.isEmpty)
         let table = ManagementText.records(.object([("records", .array([.object([("name", .string("r")), ("channel", .string("cam")),
-                                                                             ("state", .string("failed")), ("reason", .string("disk full"))])]))]))
-        #expect(table.contains("disk full") && table.contains("NAME"))
+                                                                             ("state", .string("failed")), ("reason", .string("disk-full"))])]))]))
+        #expect(table.contains("failed: disk-full") && table.contains("NAME"))
     }
 
     static func tool(_ path: String, _ arguments: [String], timeout: Double = 60) throws -> ToolResult {
