@@ -23,6 +23,7 @@ public final class OperatorServices: LiveInserts {
                             autoRecord: config.records.autoRecord)
         records = RecordRoutes(recorder: recorder)
         timelines = TimelineService(stateDirectory: config.stateDirectory)
+        timelines.recordings = { [recorder] in recorder.record($0) }
         timelineRoutes = TimelineRoutes(service: timelines)
         gateway.files.completed = catalogFeed.fileChannelHook(feedFile: config.catalog.feedFile)
     }
