@@ -151,6 +151,7 @@ import Testing
         #expect(onDisk > 0)
 
         // Restarted: both cut recordings are listed failed: interrupted with their playable part.
+        let restartedAt = Int(Date().timeIntervalSince1970) - 1
         daemon = try bed.daemon()
         let crashme = try #require(try bed.record("crashme"))
         #expect(crashme["state"] == .string("failed") && crashme["reason"] == .string("interrupted"), "\(crashme)")
@@ -169,6 +170,18 @@ import Testing
                                              "http://127.0.0.1:\(bed.fan)/records/crashme.ts"])
         #expect(served == "200 \(bytes)")
         print("record crash: killed at \(onDisk) bytes on disk; kept \(bytes) bytes, \(seconds) s listed, \(kept.seconds) s by ffprobe")
+
+        // Logged once by the new daemon (this run's name: the journal keeps earlier runs' entries).
+        if FileManager.default.fileExists(atPath: "/run/systemd/journal/socket") {
+            var logs = (status: Int32(0), output: "")
+            try waitFor("the record-interrupted entry", timeout: 20) {
+                logs = try bed.cli(["logs", "--message-id", GatewayEvent.Kind.recordInterrupted.messageID, "--since", String(restartedAt), "-n", "1000"])
+                return logs.output.contains("recording crashme of channel bowl-cam was interrupted")
+            }
+            let entries = logs.output.split(separator: "\n").filter { $0.contains("recording crashme of channel bowl-cam was interrupted") }
+            #expect(entries.count == 1 && entries.first?.contains("\(bytes) bytes") == true, "\(logs.output)")
+            #expect(logs.output.contains("recording \(auto) of channel bowl-cam was interrupted"), "\(logs.output)")
+        }
 
         // The name stays taken.
         let again = try bed.cli(["record", "start", "crashme", "--channel", "bowl-cam"])

@@ -65,6 +65,14 @@ struct RecordStore: Sendable {
         }
     }
 
+    /// Makes the directory's entries durable (new files' names survive a power cut with their data).
+    func syncDirectory() throws(RecordError) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw RecordError("open", path: directory, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw RecordError("fsync", path: directory, errno: errno) }
+    }
+
     /// Removes every file of `name`.
     func remove(_ name: String) {
         for path in [tsPath(name), playlistPath(name), metadataPath(name), journalPath(name)] { unlink(path) }

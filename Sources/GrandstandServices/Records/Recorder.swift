@@ -110,6 +110,7 @@ final class Recorder: Sendable {
                 try store.writeMetadata(record)
                 let file = try RecordFile(creating: store.tsPath(name))
                 let journal = try RecordFile(creating: store.journalPath(name))
+                try store.syncDirectory()   // the new files' names, so synced data is never nameless after a power cut
                 writers[name] = Writer(file: file, journal: journal, source: video)
             } catch {
                 store.remove(name)
