@@ -56,6 +56,8 @@ import Testing
         #expect(startedState == .string("recording"))
         let early = try live.fan.get("/records/match-1.ts")
         #expect(early.status == 409)
+        // Fans' list leaves out what is still recording.
+        #expect(try JSONParser.parse(try live.fan.get("/records.json").body)["records"] == .array([]))
         // Half the rest of the sample, a round of the writer (what its thread does every 100 ms),
         // then the other half and another round: the file grows by appends.
         let recorder = live.running.daemon.services.recorder
@@ -73,6 +75,9 @@ import Testing
         let record = try #require(try live.record("match-1"))
         #expect(record["state"] == .string("stopped"))
         #expect(record["download"] == .string("/records/match-1.ts"))
+        let fanList = try live.fan.get("/records.json")
+        #expect(fanList.status == 200 && fanList.headers["cache-control"] == "no-cache")
+        #expect(try JSONParser.parse(fanList.body)["records"] == .array([record]))
         guard case .number(let segments)? = record["segments"], case .number(let size)? = record["bytes"],
               case .number(let duration)? = record["durationSeconds"] else { Issue.record("no counts: \(record)"); return }
         #expect(segments >= 4)

@@ -53,9 +53,12 @@ public final class OperatorServices: LiveInserts {
             HTTPRoute("GET", "/catalog") { [catalog] in catalog.handle($0, rest: "") },
             HTTPRoute("GET", "/catalog/batch") { [catalog] in catalog.handle($0, rest: "/batch") },
             HTTPRoute("GET", "/catalog/live") { [catalog] in catalog.handle($0, rest: "/live") },
+            HTTPRoute("GET", "/records.json") { [records] _ in records.fanList() },
             HTTPRoute("GET", "/records/{file}") { [records] in records.fan($0) },
+            HTTPRoute("GET", "/timelines.json") { [timelineRoutes] _ in timelineRoutes.fanList() },
             HTTPRoute("GET", "/timelines/{file}") { [timelineRoutes] in timelineRoutes.fan($0) },
-        ] + (cache.map { cache in [HTTPRoute("GET", "/items/{id}/*") { cache.handle($0) }] } ?? [])
+        ] + (cache.map { cache in [HTTPRoute("GET", "/items.json") { _ in cache.list() },
+                                   HTTPRoute("GET", "/items/{id}/*") { cache.handle($0) }] } ?? [])
     }
 
     public var managementRoutes: [HTTPRoute] { catalog.managementRoutes + records.managementRoutes + timelineRoutes.managementRoutes }
