@@ -24,6 +24,24 @@ import TestSupport
         #expect(cut.enumerated().allSatisfy { $0.element.discontinuity == ($0.offset == 0) })
     }
 
+    /// The cut is segment-accurate and says where it landed (`kept`); a first clip cut inside a
+    /// segment starts players at `begin` itself (EXT-X-START PRECISE), unless a pre-roll plays
+    /// first (it is never skipped) or `begin` is a segment boundary.
+    @Test(arguments: [
+        (3.0, false, "#EXT-X-START:TIME-OFFSET=1.000,PRECISE=YES", 2.0, 3),
+        (4.0, false, nil, 4.0, 2),
+        (3.5, true, nil, 2.0, 4),
+    ] as [(Double, Bool, String?, Double, Int)])
+    func aCutInsideASegmentStartsPlayersAtBegin(begin: Double, preRoll: Bool, start: String?, keptBegin: Double, segments: Int) {
+        let clip = Self.clip("m", begin: begin, end: 7.5)
+        #expect(clip.kept?.begin == keptBegin && clip.kept?.end == 8)
+        let inserts = preRoll ? [Timeline.Insert(id: "ad", clip: Self.clip("ad", count: 1), position: .preRoll)] : []
+        let text = Timeline(main: [clip], inserts: inserts).playlist().text
+        let line = text.split(separator: "\n").first { $0.hasPrefix("#EXT-X-START") }.map(String.init)
+        #expect(line == start, "\(text)")
+        #expect(VODPlaylist.segments(text)?.count == segments)
+    }
+
     @Test func clipsAppendInOrderAndMainDurationExcludesInserts() {
         var timeline = Timeline(main: [Self.clip("a", end: 4), Self.clip("b", begin: 6)])
         #expect(timeline.mainSegments.map(\.uri) == ["a0", "a1", "b3", "b4"])

@@ -83,10 +83,14 @@ import Testing
     /// The rest of the page is reached too: the scores ticker, the "Match Day" file channel's
     /// downloads, the catalog it carries (its live fixture marked), the demo's recording.
     @Test func fanAppPlaysRewindsAndSwitchesInChromium() throws {
-        guard let result = try Self.drive(name: "tour", demo: ["--channels", "2", "--drop-rate", "0", "--record", "4"], driver: ["--scenario", "tour"],
+        // 0.4 s parts here: beside the whole suite on a 2-core runner, 0.2 s parts (the default,
+        // five appends a second per channel) cost headless Chromium enough that it dropped 6–11
+        // of 500 frames; the default is played by the soak and measured in docs/fan-app.md.
+        guard let result = try Self.drive(name: "tour", demo: ["--channels", "2", "--drop-rate", "0", "--record", "4", "--part-seconds", "0.4"],
+                                          driver: ["--scenario", "tour"],
                                          timeout: 300) else { return }
         let target = result["target_ms"]?.number ?? 0
-        #expect(target == 850, "PART-HOLD-BACK of 0.2 s parts (0.6 s) raised to the player's 0.85 s floor: \(target)")
+        #expect(target == 1200, "PART-HOLD-BACK of 0.4 s parts: \(target)")
         let played = result["played"]?.array ?? []
         #expect(played.count == 2, "\(result.encoded)")
         for channel in played {

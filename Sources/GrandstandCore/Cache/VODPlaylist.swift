@@ -75,10 +75,12 @@ public struct VODPlaylist: Sendable, Equatable {
 extension VODPlaylist {
     /// A complete VOD playlist (`EXT-X-PLAYLIST-TYPE:VOD`, `EXT-X-ENDLIST`); version 4 when a
     /// segment is a byte range. `EXT-X-TARGETDURATION` is the longest segment rounded (§4.3.3.1).
-    public static func render(_ segments: [VODSegment]) -> String {
+    /// `startOffset`: `EXT-X-START:TIME-OFFSET=…,PRECISE=YES` (§4.3.5.2), where play begins.
+    public static func render(_ segments: [VODSegment], startOffset: Double? = nil) -> String {
         let target = segments.map { Int($0.durationSeconds.rounded()) }.max() ?? 1
         var out = "#EXTM3U\n#EXT-X-VERSION:\(segments.contains { $0.byteRange != nil } ? 4 : 3)\n"
         out += "#EXT-X-TARGETDURATION:\(max(1, target))\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-MEDIA-SEQUENCE:0\n"
+        if let startOffset { out += "#EXT-X-START:TIME-OFFSET=\(PlaylistFormat.seconds(MediaClock.ticks(seconds: startOffset), decimals: 3)),PRECISE=YES\n" }
         for (index, segment) in segments.enumerated() {
             if segment.discontinuity && index > 0 { out += "#EXT-X-DISCONTINUITY\n" }
             out += "#EXTINF:\(PlaylistFormat.seconds(MediaClock.ticks(seconds: segment.durationSeconds))),\n"

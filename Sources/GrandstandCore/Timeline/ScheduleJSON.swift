@@ -220,6 +220,10 @@ public enum ScheduleJSON {
         if let playlist = clip.source.playlist { members.append(("playlist", .string(playlist))) }
         if let begin = clip.source.begin { members.append(("begin", .number(begin))) }
         if let end = clip.source.end { members.append(("end", .number(end))) }
+        // Where the segment-accurate cut landed (docs/inserts.md "Clips and the rough cut").
+        if !withSegments, let kept = clip.clip.kept {
+            members.append(("kept", .object([("begin", .number(kept.begin)), ("end", .number(kept.end))])))
+        }
         if withSegments {
             members.append(("segments", .array(clip.segments.map { segment in
                 var fields: [(String, JSONValue)] = [("uri", .string(segment.uri)), ("duration", .number(segment.durationSeconds))]

@@ -16,6 +16,22 @@ public struct Timeline: Sendable, Equatable {
             self.end = end
         }
 
+        /// Where the cut lands in the source (seconds): the start of the first kept segment and the
+        /// end of the last, which `begin`/`end` round out to; nil when nothing is kept. The API
+        /// reports it so an operator sees the cut is at segment boundaries (no re-encoding).
+        public var kept: (begin: Double, end: Double)? {
+            var start = 0.0, first: Double?, last = 0.0
+            for segment in segments {
+                let finish = start + segment.durationSeconds
+                if finish > (begin ?? -.infinity), start < (end ?? .infinity) {
+                    if first == nil { first = start }
+                    last = finish
+                }
+                start = finish
+            }
+            return first.map { ($0, last) }
+        }
+
         /// The kept segments, the first marked as a discontinuity (a new source starts).
         public var cut: [VODSegment] {
             var kept: [VODSegment] = []
@@ -162,9 +178,17 @@ public struct Timeline: Sendable, Equatable {
         return Array(probe.stitched().segments.prefix { $0.uri != marker.uri })
     }
 
-    /// The session's playlist text and the play-once inserts it showed.
+    /// The session's playlist text and the play-once inserts it showed. When it starts with the
+    /// main content and the first clip's `begin` fell inside a segment, `EXT-X-START` with
+    /// `PRECISE=YES` (RFC 8216 §4.3.5.2) makes players start at `begin` itself, to the frame; a
+    /// pre-roll shown first keeps the playlist starting at its beginning (never skipped).
     public func playlist(seen: Set<String> = []) -> (text: String, shown: [String]) {
         let (segments, shown) = stitched(seen: seen)
-        return (VODPlaylist.render(segments), shown)
+        var offset: Double? = nil
+        if let clip = main.first, let begin = clip.begin, let kept = clip.kept, begin > kept.begin,
+           let first = segments.first, first == clip.cut.first {
+            offset = begin - kept.begin
+        }
+        return (VODPlaylist.render(segments, startOffset: offset), shown)
     }
 }
