@@ -49,29 +49,36 @@ public struct CurlClient: Sendable {
             throw CurlError(operation, code: 0, errno: ENOMEM, kind: .other, message: "curl_easy_init failed")
         }
         defer { curl_easy_cleanup(easy) }
-        var errorBuffer = [CChar](repeating: 0, count: gs_curl_error_size() + 1)
+        let errorSize = gs_curl_error_size() + 1
+        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: errorSize)   // libcurl writes it during the transfer
+        errorBuffer.initialize(repeating: 0, count: errorSize)
+        defer { errorBuffer.deallocate() }
         var lists: [UnsafeMutablePointer<curl_slist>] = []   // freed after the transfer
         defer { for list in lists { curl_slist_free_all(list) } }
 
-        return try withoutActuallyEscaping(head) { head throws(CurlError) -> CurlResponse in
-            try withoutActuallyEscaping(body) { body throws(CurlError) -> CurlResponse in
+        let outcome = withoutActuallyEscaping(head) { head -> Result<CurlResponse, CurlError> in
+            withoutActuallyEscaping(body) { body -> Result<CurlResponse, CurlError> in
                 let transfer = Transfer(easy: easy, onHead: head, onBody: body, maxKept: maxKeptBytes)
-                let context = Unmanaged.passUnretained(transfer).toOpaque()
-                try errorBuffer.withUnsafeMutableBufferPointer { buffer throws(CurlError) in
-                    try configure(easy, request, operation: operation, context: context, errorBuffer: buffer.baseAddress!,
-                                  lists: &lists)
+                do throws(CurlError) {
+                    try configure(easy, request, operation: operation, context: Unmanaged.passUnretained(transfer).toOpaque(),
+                                  errorBuffer: errorBuffer, lists: &lists)
+                    let result = try run(easy, operation: operation, stop: stop)
+                    if result != CURLE_OK, !(transfer.consumerEnded && result == CURLE_WRITE_ERROR) {
+                        let message = String(cString: errorBuffer)
+                        return .failure(Self.error(easy, operation: operation, code: result,
+                                                   message: message.isEmpty ? String(cString: curl_easy_strerror(result)) : message))
+                    }
+                    if !transfer.headDelivered { transfer.deliverHead() }
+                    return .success(CurlResponse(head: transfer.head ?? transfer.currentHead(), body: transfer.kept,
+                                                 complete: !transfer.consumerEnded, bodyBytes: transfer.bodyBytes))
+                } catch {
+                    return .failure(error)
                 }
-                let result = try run(easy, operation: operation, stop: stop)
-                withExtendedLifetime(transfer) {}
-                if result != CURLE_OK, !(transfer.consumerEnded && result == CURLE_WRITE_ERROR) {
-                    let message = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                    throw Self.error(easy, operation: operation, code: result,
-                                     message: message.isEmpty ? String(cString: curl_easy_strerror(result)) : message)
-                }
-                if !transfer.headDelivered { transfer.deliverHead() }
-                return CurlResponse(head: transfer.head ?? transfer.currentHead(), body: transfer.kept,
-                                    complete: !transfer.consumerEnded, bodyBytes: transfer.bodyBytes)
             }
+        }
+        switch outcome {
+        case .success(let response): return response
+        case .failure(let error): throw error
         }
     }
 
