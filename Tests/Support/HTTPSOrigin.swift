@@ -66,7 +66,7 @@ public final class TestCertificateAuthority {
 ///
 /// | port | what |
 /// |---|---|
-/// | 8443 | valid certificate (`origin.test`, 127.0.0.1), HTTP/2 offered; redirects `/hop1`→`/hop2`→`/hop3`→`/files/small.bin`, `/loop` to itself, `/to-http` to plain http; `/slow/…` = `/files/…` at 256 kB/s |
+/// | 8443 | valid certificate (`origin.test`, 127.0.0.1), HTTP/2 offered; redirects `/hop1`→`/hop2`→`/hop3`→`/files/small.bin`, `/loop…` to itself, `/to-http` to plain http; `/slow/…` = `/files/…` at 256 kB/s |
 /// | 8444 | expired certificate |
 /// | 8445 | certificate for `elsewhere.test` only |
 /// | 8446 | valid certificate, HTTP/1.1 only |
@@ -98,7 +98,7 @@ public final class HTTPSOrigin {
         }
         let locations = """
                 root \(directory)/www;
-                location = /loop { return 302 /loop; }
+                location /loop { return 302 $uri; }
                 location = /hop1 { return 302 /hop2; }
                 location = /hop2 { return 301 /hop3; }
                 location = /hop3 { return 307 /files/small.bin; }
