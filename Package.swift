@@ -78,7 +78,7 @@ let package = Package(
         // MARK: Services: the product's libraries on the service runtime, by concern (docs/architecture.md).
         // Events and journald, state files and the runtime config, health and LEDs, logs, reports.
         .target(name: "GrandstandOperations", dependencies: ["GrandstandCore", "GrandstandRuntime", "Systemd", "GPIO", "WiFi",
-                                                            "HTTPServer", "HTTPClient"], path: "Sources/GrandstandOperations"),
+                                                            "HTTPServer", "HTTPClient", "CurlHTTP"], path: "Sources/GrandstandOperations"),
         // Live capture into channel events, FLUTE file channels, replay of a capture file.
         .target(name: "GrandstandIngest", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "Capture",
                                                         "ErasureCoding", "MediaCodec", "SRT"], path: "Sources/GrandstandIngest"),
