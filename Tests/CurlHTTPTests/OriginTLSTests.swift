@@ -186,3 +186,39 @@ import Testing
         #expect(clock.monotonicNanoseconds() - start < 100_000_000)
     }
 }
+
+/// The configured proxy carries origin requests (HTTPS through CONNECT); a proxy that is not
+/// there fails the request as a proxy problem, and the environment's proxy is never used.
+@Suite(.serialized) struct OriginProxyTests {
+    @Test func httpsGoesThroughTheConfiguredProxyWithCONNECT() throws {
+        let origin = try HTTPSOrigin()
+        try origin.file("files/small.bin", OriginTLSTests.small)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("tools/cache-origin/connect-proxy.py").path
+        let portFile = origin.directory + "/proxy.port", log = origin.directory + "/proxy.log"
+        let proxy = Process()
+        proxy.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        proxy.arguments = ["ip", "netns", "exec", origin.namespace.name, "python3", script, portFile, log]
+        try proxy.run()
+        defer { kill(proxy.processIdentifier, SIGKILL); proxy.waitUntilExit() }
+        var port: Int?
+        try waitFor("the proxy's port file", timeout: 30) {
+            port = (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap { Int($0) }
+            return port != nil || !proxy.isRunning
+        }
+        let proxyPort = try #require(port)
+        var options = CurlOptions()
+        options.caFile = origin.caFile
+        options.proxy = "http://127.0.0.1:\(proxyPort)"
+        let response = try origin.enter { try CurlClient(options).perform(CurlRequest(url: origin.url("files/small.bin"))) }
+        #expect(response.body == OriginTLSTests.small)
+        let lines = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(lines.contains("CONNECT 127.0.0.1:\(HTTPSOrigin.port) HTTP/1.1"), "\(lines)")
+
+        options.proxy = "http://127.0.0.1:9"
+        let error = try #require(thrownError(CurlError.self) {
+            try origin.enter { try CurlClient(options).perform(CurlRequest(url: origin.url("files/small.bin"))) }
+        })
+        #expect([.proxy, .connectionRefused].contains(error.kind), "\(error)")
+    }
+}
