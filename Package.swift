@@ -95,7 +95,7 @@ let package = Package(
         // The running gateway: every service started and stopped as a unit, the management routes.
         .target(name: "GrandstandDaemon", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest",
                                                         "GrandstandServing", "GrandstandServices", "HTTPServer", "MediaCodec", "Systemd", "WiFi",
-                                                        "Capture", "ErasureCoding", "GPIO", "SRT", "CGSBuildStamp"],
+                                                        "Capture", "ErasureCoding", "GPIO", "SRT", "CurlHTTP", "CGSBuildStamp"],
                 path: "Sources/GrandstandDaemon"),
 
         // MARK: The one executable: commands and wiring only.
