@@ -105,6 +105,8 @@ function play(id) {
   player.start();
 }
 
+const size = n => n < 1e5 ? Math.max(1, Math.round(n / 1e3)) + ' kB' : (n / 1e6).toFixed(1) + ' MB';
+
 // ---- Data channels (ticker) and file channels (downloads), over Server-Sent Events.
 function ticker(c) {
   const bar = document.getElementById('ticker');
@@ -132,7 +134,7 @@ function downloads(c) {
     seen.add(f.url);
     document.getElementById('downloads').hidden = false;
     list.prepend(el('li', null, el('a', { href: f.url, download: '', text: f.path }),
-      el('div', { class: 'meta', text: c.name + (f.size != null ? ' · ' + (f.size / 1e6).toFixed(1) + ' MB' : '') })));
+      el('div', { class: 'meta', text: c.name + (f.size != null ? ' · ' + size(f.size) : '') })));
   };
   fetch('/channels/' + c.id + '/messages.json').then(r => r.json()).then(l => l.forEach(add)).catch(() => {});
   if (still) return;
@@ -140,12 +142,14 @@ function downloads(c) {
   es.onmessage = e => { try { add(JSON.parse(e.data)); } catch (_) {} };
 }
 
-// ---- Catalog search (GET /catalog; docs/catalog.md) and recordings / timelines by name.
+// ---- Catalog search (GET /catalog; docs/catalog.md).
 function mediaLinks(item) {
   const out = [];
   for (const m of item.media || []) for (const [k, v] of Object.entries(m)) if (/URL$/i.test(k) && typeof v === 'string') out.push(el('a', { href: v, text: (m.type || 'media') + ' ' + k.replace(/URL$/i, '') }), ' ');
   return out;
 }
+// The gateway channel a live fixture plays on (its livePlaylist /channels/ID/live.m3u8).
+const liveChannel = item => item.isLive && /^\/channels\/([^/]+)\/live\.m3u8$/.exec(item.livePlaylist || '')?.[1];
 async function search(text) {
   const status = document.getElementById('catalog-status'), results = document.getElementById('results');
   const q = text.trim() ? '?q=name:like:' + encodeURIComponent(text.trim()) + '&limit=20' : '?sort=-startDate&limit=20';
@@ -158,24 +162,39 @@ async function search(text) {
     status.textContent = page.total + (page.total === 1 ? ' match' : ' matches');
     results.replaceChildren(...page.items.map(item => el('li', null,
       el('strong', { text: item.name || item.id }), item.isLive ? ' ' : null, item.isLive ? el('span', { class: 'badge live', text: 'LIVE' }) : null,
+      liveChannel(item) ? el('button', { type: 'button', class: 'watch', text: 'Watch live', 'aria-label': 'Watch ' + (item.name || item.id) + ' live',
+                                        onclick: () => { play(liveChannel(item)); window.scrollTo(0, 0); } }) : null,
       el('div', { class: 'meta', text: [item.competition, item.startDate && new Date(item.startDate).toLocaleString(), item.stadium].filter(Boolean).join(' · ') }),
       el('div', null, ...mediaLinks(item)))));
   } catch (e) { status.textContent = 'Search failed: ' + e.message; }
 }
 document.getElementById('search').addEventListener('submit', e => { e.preventDefault(); search(document.getElementById('q').value); });
-const safeName = s => s.trim().replace(/[^A-Za-z0-9._-]/g, '');
-document.getElementById('open-record').addEventListener('submit', e => {
-  e.preventDefault();
-  const n = safeName(document.getElementById('record-name').value);
-  if (n) document.getElementById('record-links').prepend(el('li', null, el('strong', { text: n }), ' ',
-    el('a', { href: '/records/' + n + '.m3u8', text: 'play' }), ' · ', el('a', { href: '/records/' + n + '.ts', download: n + '.ts', text: 'download' })));
-});
-document.getElementById('open-timeline').addEventListener('submit', e => {
-  e.preventDefault();
-  const n = safeName(document.getElementById('timeline-id').value);
-  if (n) document.getElementById('record-links').prepend(el('li', null, el('strong', { text: n }), ' ',
-    el('a', { href: '/timelines/' + n + '.m3u8', text: 'play timeline (with inserts)' })));
-});
+// ---- What the gateway keeps for fans: recordings (/records.json), timelines with their inserts
+// (/timelines.json) and download-to-go items (/items.json); each list is absent when the gateway
+// runs without that feature (404), and refreshed every 30 s.
+const minutes = s => s >= 60 ? Math.round(s / 60) + ' min' : Math.round(s) + ' s';
+async function listing(path, key) {
+  try { const r = await fetch(path, { cache: 'no-store' }); return r.ok ? (await r.json())[key] || [] : null; }
+  catch (_) { return null; }
+}
+async function library() {
+  const [records, timelines, items] = await Promise.all([listing('/records.json', 'records'), listing('/timelines.json', 'timelines'), listing('/items.json', 'items')]);
+  const links = [];
+  for (const r of records || []) links.push(el('li', null, el('strong', { text: r.name }), ' ',
+    el('a', { href: r.playlist, text: 'play' }), ' · ', el('a', { href: r.download, download: r.name + '.ts', text: 'download' }),
+    el('div', { class: 'meta', text: ['recording of ' + r.channel, minutes(r.durationSeconds), size(r.bytes), r.state === 'failed' ? 'cut short: ' + r.reason : null].filter(Boolean).join(' · ') })));
+  for (const t of timelines || []) links.push(el('li', null, el('strong', { text: t.id }), ' ',
+    el('a', { href: t.playlist, text: 'play' + (t.inserts ? ' (with ' + t.inserts + ' insert' + (t.inserts === 1 ? '' : 's') + ')' : '') }),
+    el('div', { class: 'meta', text: ['replay of ' + t.clips + ' clip' + (t.clips === 1 ? '' : 's'), t.mainDurationSeconds ? minutes(t.mainDurationSeconds) : null].filter(Boolean).join(' · ') })));
+  document.getElementById('record-links').replaceChildren(...links);
+  document.getElementById('recordings-status').textContent = links.length ? '' : records || timelines ? 'Nothing recorded yet.' : 'No recordings on this gateway.';
+  const list = document.getElementById('items');
+  // File channels' files are listed by their channel (downloads() above); the rest here.
+  list.replaceChildren(...(items || []).filter(i => !i.source.startsWith('file-channel')).map(i => el('li', null, el('a', { href: i.play, download: i.play.endsWith('.m3u8') ? null : '', text: i.id }),
+    el('div', { class: 'meta', text: [i.category, i.files.length + ' file' + (i.files.length === 1 ? '' : 's'), size(i.bytes), i.state === 'downloaded' ? null : i.state].filter(Boolean).join(' · ') }))));
+  if (list.children.length) document.getElementById('downloads').hidden = false;
+  if (!still) setTimeout(library, 30000);
+}
 
 // ---- Start: the channel list, the first video channel playing (or the one in ?channel=).
 window.grandstand = { play, clock, player: null, log: [] };
@@ -193,6 +212,7 @@ async function load() {
   list.filter(c => c.kind === 'data').forEach(ticker);
   list.filter(c => c.kind === 'file').forEach(downloads);
   search('');
+  library();
   const wanted = params.get('channel');
   const first = videos.find(c => c.id === wanted) || videos.find(c => c.live) || videos[0];
   if (first && !still) play(first.id);

@@ -28,6 +28,7 @@ extension FanAssets {
   <section id="downloads" aria-labelledby="downloads-title" hidden>
     <h2 id="downloads-title">Downloads</h2>
     <ul id="files" class="list"></ul>
+    <ul id="items" class="list"></ul>
   </section>
   <section id="catalog" aria-labelledby="catalog-title">
     <h2 id="catalog-title">Matches and replays</h2>
@@ -40,17 +41,8 @@ extension FanAssets {
     <ul id="results" class="list"></ul>
   </section>
   <section id="recordings" aria-labelledby="recordings-title">
-    <h2 id="recordings-title">Recordings and timelines</h2>
-    <form id="open-record">
-      <label for="record-name">Recording name</label>
-      <div class="row"><input id="record-name" type="text" autocomplete="off" placeholder="e.g. first-half">
-      <button type="submit">Open</button></div>
-    </form>
-    <form id="open-timeline">
-      <label for="timeline-id">Timeline</label>
-      <div class="row"><input id="timeline-id" type="text" autocomplete="off" placeholder="e.g. match">
-      <button type="submit">Open</button></div>
-    </form>
+    <h2 id="recordings-title">Recordings and replays</h2>
+    <p id="recordings-status" class="note" role="status">Loading…</p>
     <ul id="record-links" class="list"></ul>
   </section>
 </main>

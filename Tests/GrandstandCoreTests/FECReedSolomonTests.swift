@@ -142,7 +142,7 @@ struct RSRun {
 
     @Test func aGapWithNoRepairInSightIsReleasedAfterTheHold() throws {
         let sources = FECPackets.stream(count: 4)
-        var decoder = ReedSolomonWindowDecoder(configuration: FECDecoderConfiguration(timeoutNanoseconds: 10), math: ReferenceReedSolomon())
+        var decoder = ReedSolomonWindowDecoder(configuration: FECDecoderConfiguration(timeoutNanoseconds: 10, matrixWaitBoundNanoseconds: 10), math: ReferenceReedSolomon())
         var output = FECOutput()
         output.add(decoder.receiveSource(sources[0][...], nowNanoseconds: 0))
         output.add(decoder.receiveSource(sources[2][...], nowNanoseconds: 1))

@@ -54,7 +54,7 @@ struct PacedMatrixStream {
     }
 
     /// The derived wait at a constant interval: one matrix time (L·D intervals), an eighth more
-    /// and 50 ms (SMPTE2022MatrixWait).
+    /// and 50 ms (RepairWait).
     func expectedWait(interval: Int64) -> Int64 {
         let time = interval * Int64(columns * rows)
         return time + time / 8 + 50_000_000
@@ -153,7 +153,7 @@ struct PacedMatrixStream {
     /// Without a rate (or L and D) the wait is the bound; a stall is not a rate sample; frame
     /// bursts average out over a block.
     @Test func estimatorEdges() {
-        var wait = SMPTE2022MatrixWait(bound: 1_000_000_000)
+        var wait = RepairWait(bound: 1_000_000_000)
         #expect(wait.wait(repairSpan: 100) == .init(nanoseconds: 1_000_000_000, capped: false))
         wait.observe(sequence: 10, arrival: 0, blockPackets: 2)
         wait.observe(sequence: 12, arrival: 4_000_000, blockPackets: 2)          // one lost: 2 ms each
@@ -173,7 +173,7 @@ struct PacedMatrixStream {
         wait.reset()
         #expect(wait.interval == nil)
         // Frames of 10 packets 10 µs apart every 40 ms: 4 ms per packet, even right after a frame.
-        var bursty = SMPTE2022MatrixWait(bound: 1_000_000_000)
+        var bursty = RepairWait(bound: 1_000_000_000)
         for frame in 0..<12 {
             for k in 0..<10 { bursty.observe(sequence: Int64(frame * 10 + k), arrival: Int64(frame) * 40_000_000 + Int64(k) * 10_000, blockPackets: 20) }
         }

@@ -110,6 +110,20 @@ struct StreamerFECIngestTests {
         #expect(outcome.gapPackets == 2)
     }
 
+    /// A gap at the start of a window that takes 300 ms to send (20 datagrams 15 ms apart): a packet
+    /// after it is held for the rest of the window at the measured rate (`RepairWait`), so the
+    /// repairs sent after the window still fill it. A fixed 200 ms hold released it as lost.
+    @Test func aGapEarlyInASlowWindowWaitsForTheWindowsRepairs() throws {
+        let stream = try PacedTransportStream(StreamerSample.stream(count: 120 * 7, every: 7, firstPCR: 0, step: 15 * 27_000))
+        let outcome = Self.run(.reedSolomon(k: 20, m: 4, repairPort: 5002), stream: stream, media: .indices([100...100]))
+        #expect(outcome.stat("fec_recovered_packets") == 1 && outcome.gapPackets == 0)
+        let identical = outcome.sameStream(as: stream.bytes)
+        #expect(identical)
+        // The hold in force: 20 intervals + one with an eighth more + 50 ms ≈ 367 ms.
+        let wait = outcome.stat("fec_wait_ms_current")
+        #expect((340...400).contains(wait), "fec_wait_ms_current \(wait)")
+    }
+
     @Test func oversizedWindowsCountWarningAndError() throws {
         let stream = try Self.stream(datagrams: 200)
         // k + m = 130 > 120 (recommended): protected, and window_warning for each.

@@ -48,6 +48,12 @@ import Testing
         #expect(uris.map(String.init) == ["/items/vod/v0/seg0.ts", "/items/vod/v0/seg1.ts", "\(origin.base)/media/vod/v0/seg2.ts",
                          "\(origin.base)/media/vod/v0/seg3.ts"])
         #expect(String(decoding: try fan.get("/items/vod/master.m3u8").body, as: UTF8.self).contains("/items/vod/v0/index.m3u8"))
+        // Fans' list names the item's files by their fan URLs and plays its first playlist.
+        let items = try JSONParser.parse(try fan.get("/items.json").body)["items"]
+        guard case .array(let listed)? = items, let vod = listed.first(where: { $0["id"] == .string("vod") }),
+              case .array(let files)? = vod["files"] else { Issue.record("no fan list: \(String(describing: items))"); return }
+        #expect(vod["play"] == .string("/items/vod/master.m3u8") || vod["play"]?.encoded.hasSuffix(".m3u8\"") == true)
+        #expect(files.contains { $0["url"] == .string("/items/vod/v0/index.m3u8") } && vod["source"] == .string("origin"))
 
         let before = origin.requests.count
         let frames = try runCommand(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",

@@ -20,12 +20,12 @@ import Testing
         let hls = try Self.decode("").hls
         #expect(hls == GatewayConfig.HLS())
         #expect(hls.targetSegmentSeconds == 2)
-        #expect(hls.partSeconds == 0.4)
+        #expect(hls.partSeconds == 0.2)
         #expect(hls.rewindWindowSeconds == 30)
         #expect(hls.windowByteCap == 48 << 20)
         #expect(hls.blockingReloadTimeoutSeconds == nil)
         #expect(hls.videoHealth)
-        #expect(hls.segmenter == SegmenterConfiguration())
+        #expect(hls.segmenter == SegmenterConfiguration(partTarget: 0.2))
         #expect(hls.window == WindowConfiguration())
         #expect(MediaWindow(configuration: hls.window, segmenter: hls.segmenter).maximumBlockNanoseconds == 6_000_000_000)
     }

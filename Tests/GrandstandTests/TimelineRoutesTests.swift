@@ -128,6 +128,13 @@ import Testing
         #expect(Self.summary(try box.fan.get("/timelines/match.m3u8").text).seconds == 11)
         #expect(Self.summary(try box.fan.get("/timelines/match.m3u8").text).seconds == 11)
         #expect(try box.fan.get("/timelines/nope.m3u8").status == 404)
+        // Fans' list: each timeline with its playlist, length and how many clips and inserts.
+        let fanList = try JSONParser.parse(try box.fan.get("/timelines.json").body)["timelines"]
+        guard case .array(let fanTimelines)? = fanList, let match = fanTimelines.first(where: { $0["id"] == .string("match") }) else {
+            Issue.record("no fan list: \(String(describing: fanList))"); return
+        }
+        #expect(match["playlist"] == .string("/timelines/match.m3u8") && match["inserts"] == .number(4))
+        #expect(match["clips"] != nil && match["mainDurationSeconds"] != nil && match["item"] == nil)
 
         // A real player over HTTP: 11 s at 25 fps, then 9 s on the same session's next fetch.
         let url = "http://127.0.0.1:\(box.fanPort)/timelines/match.m3u8?session=probe"

@@ -144,6 +144,19 @@ def main():
             result["latency_ms"] = summary(steady)
             page.locator("#catalog").scroll_into_view_if_needed()
             fan.shot("05-catalog")
+            # What else the page reaches: the scores ticker, the downloads (file channel), the
+            # catalog, the recording the demo made (the library refreshes every 30 s).
+            fan.wait("() => document.querySelector('#record-links a[href$=\".m3u8\"]')", timeout=40)
+            result["library"] = fan.js("""() => ({
+                ticker: document.getElementById('ticker').textContent,
+                downloads: [...document.querySelectorAll('#files a, #items a')].map(a => a.getAttribute('href')),
+                catalog: [...document.querySelectorAll('#results li')].map(li => [li.querySelector('strong').textContent, !!li.querySelector('.badge.live')]),
+                recordings: [...document.querySelectorAll('#record-links a')].map(a => a.getAttribute('href')) })""")
+            for href in result["library"]["recordings"] + result["library"]["downloads"]:
+                response = page.request.get(args.url.rstrip("/") + href)
+                result["library"].setdefault("fetched", []).append([href, response.status, len(response.body())])
+            page.locator("#recordings").scroll_into_view_if_needed()
+            fan.shot("06-recordings")
         else:
             seconds = args.seconds or (300 if args.scenario == "soak" else 60)
             now = fan.js("() => performance.now()")

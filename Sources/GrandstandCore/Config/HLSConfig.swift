@@ -4,8 +4,9 @@ extension GatewayConfig {
     public struct HLS: Sendable, Equatable {
         /// Segments are cut at the first keyframe at or after this (seconds; 1...10, default 2).
         public var targetSegmentSeconds: Double = 2
-        /// LL-HLS part target (seconds; 0.1...2 and at most the segment target, default 0.4).
-        public var partSeconds: Double = 0.4
+        /// LL-HLS part target (seconds; 0.1...2 and at most the segment target, default 0.2: five
+        /// or six frames at 25/30 fps, and the fan app about 0.6–0.9 s behind live; docs/hls.md).
+        public var partSeconds: Double = 0.2
         /// The live rewind window (seconds; at least 30, the promised rewind, at most 3600).
         public var rewindWindowSeconds: Double = 30
         /// Bytes one channel's window may hold (1 MiB...1 GiB, default 48 MiB).

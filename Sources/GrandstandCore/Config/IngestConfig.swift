@@ -110,7 +110,7 @@ extension GatewayConfig {
     }
 
     /// `fec`: the decoders' limits (docs/fec.md): `timeoutMilliseconds` (the latency budget: the
-    /// Reed-Solomon window timeout and the cap on 2022-1's matrix-derived wait; without it 200 ms
+    /// Reed-Solomon window timeout and the cap on the derived waits (2022-1 matrix, RS hold); 200 ms
     /// and 1.5 s), `recommendedMaxSymbols` (`window_warning` above it; default 120) and
     /// `maxSymbols` (`window_error` above it; ≤ 255).
     static func decodeFECLimits(_ root: JSONObjectView, _ reader: inout JSONReader) -> FECDecoderConfiguration {

@@ -158,12 +158,11 @@ public struct FECStats: Sendable, Equatable {
 /// Limits of both decoders. The config's `fec.timeoutMilliseconds` (the latency budget) sets
 /// both waits below; without it each scheme keeps its own default.
 public struct FECDecoderConfiguration: Sendable, Equatable {
-    /// Reed-Solomon: how long a window may wait for repair data after its first repair, and how
-    /// long a packet after a gap may be held waiting for the gap to be filled (its repairs follow
-    /// the window at once, so a fixed wait fits). Default 200 ms.
+    /// Reed-Solomon: how long a window may wait for repair data after its first repair (its
+    /// repairs follow the window at once, so a fixed wait fits). Default 200 ms.
     public var timeoutNanoseconds: Int64
-    /// SMPTE 2022-1: the most a matrix waits for its FEC (and a packet after a gap is held). The
-    /// wait itself follows the matrix and the packet rate (`SMPTE2022MatrixWait`); this caps it.
+    /// The most a 2022-1 matrix waits for its FEC and a packet after a gap is held (both schemes).
+    /// The wait itself follows the matrix or window and the packet rate (`RepairWait`); this caps it.
     /// Default 1.5 s: one 100-packet matrix at 1 Mbit/s (the column FEC's spread) plus margin.
     public var matrixWaitBoundNanoseconds: Int64
     /// Windows with more source + repair packets than this count `window_warning`

@@ -5,6 +5,10 @@
 /// symbols; a window that cannot recover fails when all m repairs are in and a later packet
 /// arrived, when a repair of a newer window arrives, or `timeoutNanoseconds` after its first
 /// repair — and its missing packets are released as lost at once, so delivery never stalls.
+/// A packet after a gap that no open window awaits yet (the gap's window has not sent its
+/// repairs) is held for the rest of a window at the measured rate plus a margin (`RepairWait`,
+/// capped by `matrixWaitBoundNanoseconds`): at 1 Mbit/s a 20-packet window takes ~200 ms, so a
+/// fixed 200 ms hold gave up on gaps early in a window before their repairs were sent.
 ///
 /// Every call exists in two forms: returning `[FECAction]`, and appending to a caller-owned
 /// array (`into:`) that a hot loop reuses (no allocation per packet; docs/performance.md).
@@ -64,6 +68,10 @@ public struct ReedSolomonWindowDecoder: Sendable {
     /// consecutive ids, the last `closedMemory` windows. An array lookup, no hashing per repair.
     private var closedTable = [UInt64](repeating: 0, count: ReedSolomonWindowDecoder.closedMemory)
     private var newest: (id: UInt32, end: Int64)? = nil
+    /// The media rate, measured over blocks of the newest window's k packets.
+    private var waits: RepairWait
+    /// k of the newest window seen (the block the rate is measured over), nil before any repair.
+    private var sourceCount: Int? = nil
     private var ssrc: UInt32? = nil
     /// Emptied `repairs` arrays of closed windows, reused by new windows.
     private var spareRepairs: [[Repair]] = []
@@ -72,13 +80,17 @@ public struct ReedSolomonWindowDecoder: Sendable {
     public internal(set) var stats = FECStats()
 
     static let closedMemory = 1024   // a power of two
+    /// The block the rate is measured over before a repair told k (the streamer's default k).
+    static let defaultSourceCount = 20
     static let maxGhostWindows = 16
     static let maxOpenWindows = 64
 
     public init(configuration: FECDecoderConfiguration = FECDecoderConfiguration(), math: any ReedSolomonMath) {
         self.configuration = configuration
         self.math = math
-        buffer = FECSourceBuffer(history: configuration.historyPackets, hold: configuration.timeoutNanoseconds)
+        buffer = FECSourceBuffer(history: configuration.historyPackets, hold: configuration.matrixWaitBoundNanoseconds)
+        waits = RepairWait(bound: configuration.matrixWaitBoundNanoseconds)
+        stats.waitMilliseconds = Int(configuration.matrixWaitBoundNanoseconds / 1_000_000)
     }
 
     /// Windows still open (waiting for symbols).
@@ -138,7 +150,7 @@ public struct ReedSolomonWindowDecoder: Sendable {
         if outcome == .stored { prefetchStored(ext) }
         switch outcome {
         case .duplicate, .late: stats.sourcePacketsLate += 1
-        case .stored, .restart: break
+        case .stored, .restart: waits.observe(sequence: ext, arrival: now, blockPackets: sourceCount ?? Self.defaultSourceCount)
         }
         if outcome != .duplicate {
             // The packet may complete its window, or show that an earlier window's sources are over.
@@ -194,6 +206,7 @@ public struct ReedSolomonWindowDecoder: Sendable {
                 close(oldest, failed: true, now: now, into: &actions)
             }
             let k = header.sourceCount, m = header.repairCount
+            sourceCount = k
             // A closed window's array (capacity kept): no allocation per window, none to grow.
             var repairs = spareRepairs.popLast() ?? []
             repairs.reserveCapacity(m)
@@ -404,6 +417,14 @@ public struct ReedSolomonWindowDecoder: Sendable {
     // MARK: Delivery
 
     private mutating func release(now: Int64, into actions: inout [FECAction]) {
+        // A gap no open window awaits may start a window: the rest of that window at the
+        // measured rate, then its repairs (sent at once after it: one interval and the margin).
+        // Until a repair told k, the bound.
+        let hold = sourceCount.map { waits.hold(span: $0, after: waits.wait(repairSpan: 1)) } ?? waits.bound
+        if hold != buffer.hold {
+            buffer.hold = hold
+            stats.waitMilliseconds = Int(hold / 1_000_000)
+        }
         guard !windows.isEmpty else { return buffer.release(now: now, stats: &stats, into: &actions) { _ in false } }
         let open = windows
         buffer.release(now: now, stats: &stats, into: &actions) { ext in open.contains { $0.base <= ext && ext < $0.end } }
@@ -414,5 +435,6 @@ public struct ReedSolomonWindowDecoder: Sendable {
         forEachWindow(where: { _ in true }) { decoder, id in decoder.attempt(id, now: now, final: true, into: &actions) }
         buffer.flush(now: now, stats: &stats, into: &actions)
         newest = nil
+        waits.reset()
     }
 }

@@ -11,7 +11,7 @@
 /// Matrices that began before the first media packet, and the unfinished matrix at the end of
 /// input, are not counted. A matrix whose media went by waits for its missing FEC as long as
 /// the sender needs to send it at the measured packet rate, capped by the configured bound
-/// (`SMPTE2022MatrixWait`); packets after a gap are held as long (docs/fec.md, "Matrix wait").
+/// (`RepairWait`); packets after a gap are held as long (docs/fec.md, "Matrix wait").
 public struct SMPTE2022Decoder: Sendable {
     public struct Configuration: Sendable, Equatable {
         public var limits: FECDecoderConfiguration
@@ -53,7 +53,7 @@ public struct SMPTE2022Decoder: Sendable {
         var tooLate = false
         var endSeenAt: Int64? = nil
         /// The wait fixed when the end was seen (the rate then), and whether the bound cut it.
-        var wait = SMPTE2022MatrixWait.Applied(nanoseconds: 0, capped: false)
+        var wait = RepairWait.Applied(nanoseconds: 0, capped: false)
         var lastActivity: Int64
 
         /// When the matrix gives up on its missing packets: its wait after its end (or after the
@@ -80,7 +80,7 @@ public struct SMPTE2022Decoder: Sendable {
     private var pending: [(Int64, SMPTE2022FECPacket)] = []
     private var ssrc: UInt32? = nil
     private var payloadType: UInt8? = nil
-    private var waits: SMPTE2022MatrixWait
+    private var waits: RepairWait
     public private(set) var stats = FECStats()
 
     static let maxPending = 256
@@ -93,7 +93,7 @@ public struct SMPTE2022Decoder: Sendable {
         let span = (configuration.columns ?? 20) * (configuration.rows ?? 20)
         let bound = configuration.limits.matrixWaitBoundNanoseconds
         buffer = FECSourceBuffer(history: max(configuration.limits.historyPackets, 3 * span), hold: bound)
-        waits = SMPTE2022MatrixWait(bound: bound)
+        waits = RepairWait(bound: bound)
         stats.waitMilliseconds = Int(bound / 1_000_000)
     }
 
@@ -104,7 +104,7 @@ public struct SMPTE2022Decoder: Sendable {
     }
 
     /// The wait a matrix ending now gets.
-    private var currentWait: SMPTE2022MatrixWait.Applied {
+    private var currentWait: RepairWait.Applied {
         guard columns != nil, rows != nil else { return waits.unknown }
         return waits.wait(repairSpan: repairSpan)
     }

@@ -11,7 +11,8 @@ public enum MediaClock {
 public struct SegmenterConfiguration: Sendable, Equatable {
     /// A segment is cut at the first keyframe at or after this much media time (default 2 s).
     public var targetDurationTicks: Int64
-    /// Parts are closed before they would exceed this (default 0.4 s, in the 0.33–0.5 s band).
+    /// Parts are closed before they would exceed this (0.4 s here, which the golden playlists use;
+    /// the gateway configures 0.2 s by default, `GatewayConfig.HLS.partSeconds`).
     public var partTargetTicks: Int64
     /// Consecutive access units whose DTS go backwards or jump forward more than this are a
     /// restart of the stream (default 2 s).

@@ -10,6 +10,24 @@ import Glibc
 public struct CacheFanRoutes: Sendable {
     public let cache: ContentCache
 
+    /// `/items.json`: the items a fan can fetch (every file stored), newest first:
+    /// `{"items":[{id, source, category, state, bytes, files:[{path, size, url}], play}]}` with `play` the
+    /// first playlist or else the first file. Origin URLs, headers and tokens stay with the operator.
+    func list() -> HTTPResponse {
+        let items = cache.items().filter { !$0.files.isEmpty }.sorted { ($0.createdNanoseconds, $0.id) > ($1.createdNanoseconds, $1.id) }
+        let listed: [JSONValue] = items.map { item in
+            let files: [JSONValue] = item.files.map { file in
+                .object([("path", .string(file.path)), ("size", .number(Double(file.size))), ("url", .string("/items/\(item.id)/\(file.path)"))])
+            }
+            let play = item.files.first { $0.path.hasSuffix(".m3u8") } ?? item.files.first
+            return .object([("id", .string(item.id)), ("source", .string(item.source.description)), ("category", .string(item.category)), ("state", .string(item.state.rawValue)),
+                            ("bytes", .number(Double(item.storedBytes))), ("files", .array(files)),
+                            ("play", play.map { .string("/items/\(item.id)/\($0.path)") } ?? .null)])
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-cache")],
+                            body: Array((JSONValue.object([("items", .array(listed))]).encoded + "\n").utf8))
+    }
+
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let rest = request.path.dropFirst("/items/".count)
         guard let slash = rest.firstIndex(of: "/") else { return .text(404, "not found") }

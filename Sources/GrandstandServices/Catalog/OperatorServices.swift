@@ -19,9 +19,11 @@ public final class OperatorServices: LiveInserts {
     public init(config: GatewayConfig, gateway: Gateway, events: EventLog, clock: any Clock = SystemClock()) {
         catalogFeed = CatalogFeed(settings: config.catalog, events: events, clock: clock)
         catalog = CatalogRoutes(feed: catalogFeed, gateway: gateway)
-        recorder = Recorder(store: RecordStore(stateDirectory: config.stateDirectory), gateway: gateway, events: events, clock: clock)
+        recorder = Recorder(store: RecordStore(stateDirectory: config.stateDirectory), gateway: gateway, events: events, clock: clock,
+                            autoRecord: config.records.autoRecord)
         records = RecordRoutes(recorder: recorder)
         timelines = TimelineService(stateDirectory: config.stateDirectory)
+        timelines.recordings = { [recorder] in recorder.record($0) }
         timelineRoutes = TimelineRoutes(service: timelines)
         gateway.files.completed = catalogFeed.fileChannelHook(feedFile: config.catalog.feedFile)
     }
@@ -51,9 +53,12 @@ public final class OperatorServices: LiveInserts {
             HTTPRoute("GET", "/catalog") { [catalog] in catalog.handle($0, rest: "") },
             HTTPRoute("GET", "/catalog/batch") { [catalog] in catalog.handle($0, rest: "/batch") },
             HTTPRoute("GET", "/catalog/live") { [catalog] in catalog.handle($0, rest: "/live") },
+            HTTPRoute("GET", "/records.json") { [records] _ in records.fanList() },
             HTTPRoute("GET", "/records/{file}") { [records] in records.fan($0) },
+            HTTPRoute("GET", "/timelines.json") { [timelineRoutes] _ in timelineRoutes.fanList() },
             HTTPRoute("GET", "/timelines/{file}") { [timelineRoutes] in timelineRoutes.fan($0) },
-        ] + (cache.map { cache in [HTTPRoute("GET", "/items/{id}/*") { cache.handle($0) }] } ?? [])
+        ] + (cache.map { cache in [HTTPRoute("GET", "/items.json") { _ in cache.list() },
+                                   HTTPRoute("GET", "/items/{id}/*") { cache.handle($0) }] } ?? [])
     }
 
     public var managementRoutes: [HTTPRoute] { catalog.managementRoutes + records.managementRoutes + timelineRoutes.managementRoutes }

@@ -7,7 +7,8 @@ import GrandstandOperations
 
 /// Recording requests. Management: `GET/POST/DELETE /api/v1/records` (start: `{"name","channel"}`,
 /// delete: `?name=`), `POST /api/v1/records/stop` (`{"name"}`). Fan: `/records/NAME.ts`
-/// (download, byte ranges) and `/records/NAME.m3u8` (VOD) once the recording has ended.
+/// (download, byte ranges) and `/records/NAME.m3u8` (VOD) once the recording has ended, and
+/// `/records.json` listing those (the fan app's "Recordings").
 struct RecordRoutes: Sendable {
     let recorder: Recorder
 
@@ -56,9 +57,23 @@ struct RecordRoutes: Sendable {
         case EINVAL: status = 400
         case ENOENT: status = 404
         case EEXIST, EBUSY: status = 409
+        case ENOSPC: status = 507
         default: status = 500
         }
         return .json(JSONValue.object([("error", .string(error.description))]).encoded + "\n", status: status)
+    }
+
+    /// `/records.json`: the recordings a fan can play or download (ended, with bytes), newest
+    /// first, in the management listing's shape.
+    func fanList() -> HTTPResponse {
+        let served = recorder.list.filter { $0.state != .recording && $0.bytes > 0 }.reversed().map(Recorder.json)
+        return RecordRoutes.listing(.object([("records", .array(Array(served)))]))
+    }
+
+    /// A fan listing: JSON, revalidated on every load (lists change as recordings end).
+    static func listing(_ document: JSONValue) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-cache")],
+                     body: Array((document.encoded + "\n").utf8))
     }
 
     /// `/records/NAME.ts` or `/records/NAME.m3u8` (`{file}`).

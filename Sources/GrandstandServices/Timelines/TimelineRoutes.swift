@@ -85,6 +85,20 @@ struct TimelineRoutes: Sendable {
 
     // MARK: Fan
 
+    /// `/timelines.json`: every timeline a fan can play (`{"timelines":[{id, playlist,
+    /// mainDurationSeconds, clips, inserts}]}`; clip sources stay with the operator).
+    func fanList() -> HTTPResponse {
+        let schedule = service.current
+        let timelines: [JSONValue] = schedule.timelines.map { record in
+            var members: [(String, JSONValue)] = [("id", .string(record.id)), ("playlist", .string("/timelines/\(record.id).m3u8"))]
+            if let seconds = schedule.timeline(record.id)?.mainDurationSeconds { members.append(("mainDurationSeconds", .number(seconds))) }
+            let inserts = schedule.inserts.filter { $0.target == .timeline(record.id) }.count
+            members += [("clips", .number(Double(record.clips.count))), ("inserts", .number(Double(inserts)))]
+            return .object(members)
+        }
+        return RecordRoutes.listing(.object([("timelines", .array(timelines))]))
+    }
+
     /// `/timelines/ID.m3u8[?session=S]` (`{file}`).
     func fan(_ request: HTTPRequest) -> HTTPResponse {
         let file = request.parameters["file"] ?? ""

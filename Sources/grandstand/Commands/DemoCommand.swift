@@ -47,7 +47,13 @@ struct DemoCommand: ParsableCommand {
     var fec: String = "reed-solomon"
 
     @Option(help: ArgumentHelp("LL-HLS part duration in seconds (config hls.partSeconds, 0.1-2).", valueName: "SECONDS"))
-    var partSeconds: Double = 0.4
+    var partSeconds: Double = 0.2
+
+    @Option(help: ArgumentHelp("Directory sent as the \"Match Day\" file channel (a catalog feed and downloads; \"none\" for none).", valueName: "DIR"))
+    var matchday: String = "tools/samples/matchday"
+
+    @Option(help: ArgumentHelp("Seconds of the first channel the demo records once it is live (0: none).", valueName: "SECONDS"))
+    var record: Double = 20
 
     @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
     var duration: Double?
@@ -61,6 +67,7 @@ struct DemoCommand: ParsableCommand {
         }
         guard (0...1).contains(dropRate) else { throw ValidationError("--drop-rate must be within 0-1") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be > 0") }
+        guard record >= 0 else { throw ValidationError("--record must be >= 0") }
         guard (0.1...2).contains(partSeconds) else { throw ValidationError("--part-seconds must be within 0.1-2") }
     }
 
@@ -71,15 +78,18 @@ struct DemoCommand: ParsableCommand {
             arguments += ["--video", "\(Self.names[index])=\(sample)@239.255.20.\(index + 1):\(5000 + 10 * index)"]
         }
         arguments += ["--data", "Scores@239.255.21.1:5100"]
+        if matchday != "none" { arguments += ["--files", "Match Day@239.255.22.1:5200=\(matchday)"] }
         if dropRate > 0 { arguments += ["--drop-rate", String(dropRate)] }
         if fec != "none" { arguments += ["--fec", fec] }
         return arguments
     }
 
-    /// The gateway's configuration: the streamer's license, capture on the demo interface.
-    var gatewayConfig: String {
+    /// The gateway's configuration: the streamer's license, capture on the demo interface, its
+    /// state (recordings, the download cache) in `state`.
+    func gatewayConfig(state: String) -> String {
         """
         {"license":{"venueName":"Demo Stadium","contentOwner":"Grandstand","appDeveloper":"Grandstand"},
+         "stateDirectory":"\(state)","cache":{},
          "network":{"interface":"\(interface)","wifiInterface":null},
          "listeners":{"fan":"\(fan)","management":"\(management)"},
          "management":{"token":"\(token)"},
@@ -94,7 +104,17 @@ struct DemoCommand: ParsableCommand {
             printError("grandstand demo: cannot read the sample \(sample) (run from the repository, or give --sample)")
             throw ExitCode(66)   // EX_NOINPUT
         }
-        let config = try GatewayConfig.decode(Array(gatewayConfig.utf8))
+        if matchday != "none", access(matchday, R_OK | X_OK) != 0 {
+            printError("grandstand demo: cannot read --matchday \(matchday) (run from the repository, or give --matchday none)")
+            throw ExitCode(66)
+        }
+        // A fresh state directory per run: the demo's recordings and cache go away with /tmp.
+        var template = Array("/tmp/grandstand-demo-XXXXXX".utf8CString)
+        guard let state = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
+            printError("grandstand demo: cannot make a state directory in /tmp: errno \(errno)")
+            throw ExitCode(73)   // EX_CANTCREAT
+        }
+        let config = try GatewayConfig.decode(Array(gatewayConfig(state: state).utf8))
         let daemon = Daemon(config: config, board: nil, events: EventLog(stderrOnly: true), ingest: Daemon.productIngest(config))
         do {
             try daemon.start()
@@ -125,12 +145,16 @@ struct DemoCommand: ParsableCommand {
               live playlist:  http://\(status.fan)/channels/\(ChannelSlug.make(Self.names[0]))/live.m3u8   (LL-HLS over CMAF)
               DASH manifest:  http://\(status.fan)/channels/\(ChannelSlug.make(Self.names[0]))/live.mpd
               management:     curl -H 'Authorization: Bearer \(token)' http://\(status.management)/api/v1/stats
-            Channels appear within a few seconds (first SAP announcement, first 2 s segment). Ctrl-C stops.
+              state:          \(state)   (recordings, download cache)
+            Channels appear within a few seconds (first SAP announcement, first 2 s segment)\(record > 0 ? "; the first is recorded for \(Int(record)) s as \"kick-off\"" : ""). Ctrl-C stops.
             """)
         fflush(nil)
         let end = duration.map { SystemClock().monotonicNanoseconds() + Int64($0 * 1e9) }
+        var recording = record > 0 ? DemoRecording(management: status.management, token: token, name: "kick-off",
+                                                   channel: ChannelSlug.make(Self.names[0]), seconds: record) : nil
         while !streamer.signalled {
             if signals.wait(milliseconds: 250) == .terminate { break }
+            recording?.step(now: SystemClock().monotonicNanoseconds())
             if let end, SystemClock().monotonicNanoseconds() >= end { break }
         }
         streamer.stop()

@@ -10,7 +10,7 @@
 # core). Needs root (ip netns).
 #   tools/bench/ll/run.sh [FILE=tools/samples/clean.ts]
 # Env: CLIENTS (default "500 1000 2000 3000"), SECONDS_EACH (default 20), SERVER_CPU (0),
-# CLIENT_CPU (1), GRANDSTAND_BIN (default .build/release/grandstand), PART_SECONDS (0.4).
+# CLIENT_CPU (1), GRANDSTAND_BIN (default .build/release/grandstand), PART_SECONDS (0.2, the config default).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../../.." && pwd)
 file=${1:-$here/tools/samples/clean.ts}
@@ -28,7 +28,7 @@ cat >"$work/config.json" <<JSON
  "network":{"interface":"lo","wifiInterface":null},
  "listeners":{"fan":"127.0.0.1:18080","management":"127.0.0.1:18081",
               "fanLimits":{"connections":20000,"perClient":20000}},
- "hls":{"partSeconds":${PART_SECONDS:-0.4},"videoHealth":false},
+ "hls":{"partSeconds":${PART_SECONDS:-0.2},"videoHealth":false},
  "management":{"token":"bench"}}
 JSON
 ip netns exec "$ns" taskset -c "${SERVER_CPU:-0}" "$bin" run --config "$work/config.json" >"$work/run.log" 2>&1 &
@@ -43,7 +43,7 @@ for _ in $(seq 1 60); do
 done
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$run_pid/stat"; }
 hz=$(getconf CLK_TCK)
-echo "file=$(basename "$file") part=${PART_SECONDS:-0.4} s, ${seconds} s each, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "file=$(basename "$file") part=${PART_SECONDS:-0.2} s, ${seconds} s each, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "| clients | parts | deliveries | p50 ms | p99 ms | max ms | misses | errors | gateway CPU % |"
 echo "|---|---|---|---|---|---|---|---|---|"

@@ -3,7 +3,9 @@
 /// `rtpst2022-1-fecenc` and FFmpeg `prompeg` send column c's FEC with packet c·D of the next
 /// matrix; SMPTE 2022-1 §5.3 latency), so the wait is one matrix time at the measured packet
 /// rate plus a jitter margin, capped by the configured bound (the latency budget). Row FEC
-/// follows its row at once, so a row-only stream waits one row time. Pure: arrival times in.
+/// follows its row at once, so a row-only stream waits one row time. Reed-Solomon windows use it
+/// too (blocks of k packets): their repairs follow the window at once, but a gap early in a window
+/// waits for the rest of the window to be sent. Pure: arrival times in.
 ///
 /// The rate is measured over blocks of as many packets as the sender needs to send a matrix's
 /// FEC, not packet by packet: real-time senders send a video frame's packets back to back
@@ -13,7 +15,7 @@
 /// way is used, and nothing until four blocks were measured (senders start with a burst: FFmpeg
 /// `-re` sent its first matrix at over twice its rate): a wait that is too long only delays
 /// giving up on a matrix that cannot be repaired, one that is too short loses a matrix that could.
-struct SMPTE2022MatrixWait: Sendable {
+struct RepairWait: Sendable {
     /// The wait a matrix gets, and whether the derived wait exceeded the bound (and was cut to it).
     struct Applied: Sendable, Equatable {
         var nanoseconds: Int64
@@ -96,6 +98,6 @@ struct SMPTE2022MatrixWait: Sendable {
 
     /// The sender restarted: the rate is measured again.
     mutating func reset() {
-        self = SMPTE2022MatrixWait(bound: bound)
+        self = RepairWait(bound: bound)
     }
 }
