@@ -37,8 +37,10 @@ let package = Package(
                        pkgConfig: "libgpiod", providers: apt("libgpiod-dev")),
         .systemLibrary(name: "CGSSRTSystem", path: "Sources/CLibraries/CGSSRTSystem",
                        pkgConfig: "srt", providers: apt("libsrt-openssl-dev")),
+        // No pkgConfig: libcurl.pc's private requirements (mit-krb5) add -isystem flags SwiftPM
+        // refuses with a warning; the headers sit in the default multiarch include directory.
         .systemLibrary(name: "CGSCurlSystem", path: "Sources/CLibraries/CGSCurlSystem",
-                       pkgConfig: "libcurl", providers: apt("libcurl4-openssl-dev")),
+                       providers: apt("libcurl4-openssl-dev")),
         // Typed wrappers of libcurl's variadic setopt/getinfo, the multi result, macro constants.
         .target(name: "CGSCurl", dependencies: ["CGSCurlSystem"], path: "Sources/CLibraries/CGSCurl"),
         // libsrt's listen callback (one peer at a time) and log handler (a listener's refusals).
