@@ -222,3 +222,30 @@ import Testing
         #expect([.proxy, .connectionRefused].contains(error.kind), "\(error)")
     }
 }
+
+@Suite struct HeadTimeoutTests {
+    /// A peer that accepts the connection and never answers: `headTimeoutSeconds` ends the wait
+    /// (a log follow has no idle timeout, but its head must come).
+    @Test func aPeerThatNeverAnswersTimesOutOnTheHead() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = in_addr_t(0x7f00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        #expect(bound)
+        var options = CurlOptions()
+        options.idleTimeoutSeconds = nil
+        options.headTimeoutSeconds = 0.5
+        let start = SystemClock().monotonicNanoseconds()
+        let error = try #require(thrownError(CurlError.self) {
+            try CurlClient(options).stream(CurlRequest(url: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/follow"),
+                                           head: { _ in true }) { _ in true }
+        })
+        #expect(error.kind == .timeout, "\(error)")
+        #expect(SystemClock().monotonicNanoseconds() - start < 5_000_000_000)
+    }
+}

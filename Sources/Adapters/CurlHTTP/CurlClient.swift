@@ -59,10 +59,11 @@ public struct CurlClient: Sendable {
         let outcome = withoutActuallyEscaping(head) { head -> Result<CurlResponse, CurlError> in
             withoutActuallyEscaping(body) { body -> Result<CurlResponse, CurlError> in
                 let transfer = Transfer(easy: easy, onHead: head, onBody: body, maxKept: maxKeptBytes)
+                transfer.following = options.maxRedirects > 0
                 do throws(CurlError) {
                     try configure(easy, request, operation: operation, context: Unmanaged.passUnretained(transfer).toOpaque(),
                                   errorBuffer: errorBuffer, lists: &lists)
-                    let result = try run(easy, operation: operation, stop: stop)
+                    let result = try run(easy, operation: operation, stop: stop, head: transfer)
                     if result != CURLE_OK, !(transfer.consumerEnded && result == CURLE_WRITE_ERROR) {
                         let message = String(cString: errorBuffer)
                         return .failure(Self.error(easy, operation: operation, code: result,
@@ -160,7 +161,8 @@ public struct CurlClient: Sendable {
     // MARK: Running
 
     /// Drives the transfer in 100 ms polls; the stop signal is checked between them.
-    private func run(_ easy: UnsafeMutableRawPointer, operation: String, stop: StopSignal?) throws(CurlError) -> CURLcode {
+    private func run(_ easy: UnsafeMutableRawPointer, operation: String, stop: StopSignal?, head transfer: Transfer) throws(CurlError) -> CURLcode {
+        let headDeadline = options.headTimeoutSeconds.map { SystemClock().monotonicNanoseconds() + Int64($0 * 1e9) }
         guard let multi = curl_multi_init() else {
             throw CurlError(operation, code: 0, errno: ENOMEM, kind: .other, message: "curl_multi_init failed")
         }
@@ -176,6 +178,10 @@ public struct CurlClient: Sendable {
             if running == 0 { break }
             if stop?.isRaised == true {
                 throw CurlError(operation, code: 0, kind: .stopped, message: "")
+            }
+            if let headDeadline, !transfer.headComplete, SystemClock().monotonicNanoseconds() >= headDeadline {
+                throw CurlError(operation, code: 0, errno: ETIMEDOUT, kind: .timeout,
+                                message: "no response head within \(options.headTimeoutSeconds ?? 0) s")
             }
             var ready: Int32 = 0
             _ = curl_multi_poll(multi, nil, 0, 100, &ready)
@@ -250,6 +256,9 @@ final class Transfer {
     var headers: [String: String] = [:]
     var head: CurlResponseHead?
     var headDelivered = false
+    /// The final response's head has ended (its blank line), before any body.
+    var headComplete = false
+    var following = false
     var deliverBody = true
     var consumerEnded = false
     var kept: [UInt8] = []
@@ -267,6 +276,10 @@ final class Transfer {
         var end = bytes.count
         while end > 0, bytes[end - 1] == 10 || bytes[end - 1] == 13 || bytes[end - 1] == 32 { end -= 1 }
         let line = String(decoding: bytes[..<end], as: UTF8.self)
+        if line.isEmpty {
+            if status >= 200, !(following && (300..<400).contains(status) && headers["location"] != nil) { headComplete = true }
+            return
+        }
         if line.hasPrefix("HTTP/") {
             // A new response (a redirect hop, 100 Continue, the final one): start over.
             headers = [:]

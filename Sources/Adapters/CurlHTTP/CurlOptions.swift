@@ -19,6 +19,9 @@ public struct CurlOptions: Sendable, Equatable {
     public var idleTimeoutSeconds: Double? = 15
     /// The whole request, redirects included; nil: no limit (large files on slow links).
     public var totalTimeoutSeconds: Double?
+    /// Until the final response's head is in (a follow whose body may then be quiet for hours);
+    /// nil: only the other timeouts.
+    public var headTimeoutSeconds: Double?
     /// Offer HTTP/2 in the TLS handshake (ALPN); the origin chooses. Plain http stays HTTP/1.1.
     public var http2 = true
     /// Largest body `perform` keeps in memory (`bodyTooLarge` beyond); streamed bodies are not limited here.

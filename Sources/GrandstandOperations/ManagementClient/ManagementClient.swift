@@ -118,7 +118,8 @@ public struct ManagementClient: Sendable {
     /// Streams a 2xx answer's body to `receive` (log follow); other outcomes as `call`.
     public func stream(_ target: String, receive: ([UInt8]) -> Bool) throws(ManagementClientError) -> HTTPClientResponse {
         var options = curlOptions
-        options.idleTimeoutSeconds = nil   // a follow may be quiet for hours
+        options.idleTimeoutSeconds = nil   // a follow may be quiet for hours…
+        options.headTimeoutSeconds = timeoutSeconds   // …once the daemon has answered
         let response: HTTPClientResponse
         do throws(CurlError) {
             let request = CurlRequest(url: endpoint.description + target,
