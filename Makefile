@@ -10,7 +10,7 @@ DEPS := pkg-config libpcap-dev libgpiod-dev gpiod libsystemd-dev systemd libavco
         libisal-dev libnl-genl-3-dev curl ffmpeg tshark tcpdump iproute2 chromium python3 \
         gstreamer1.0-tools gstreamer1.0-plugins-good \
         python3-zfec python3-venv vlc-bin vlc-plugin-base \
-        libsrt-openssl-dev srt-tools
+        libsrt-openssl-dev srt-tools libcurl4-openssl-dev nginx openssl
 CHECK := test
 
 .PHONY: all deps stamp build test check clean demo fan-soak

@@ -37,6 +37,12 @@ let package = Package(
                        pkgConfig: "libgpiod", providers: apt("libgpiod-dev")),
         .systemLibrary(name: "CGSSRTSystem", path: "Sources/CLibraries/CGSSRTSystem",
                        pkgConfig: "srt", providers: apt("libsrt-openssl-dev")),
+        // No pkgConfig: libcurl.pc's private requirements (mit-krb5) add -isystem flags SwiftPM
+        // refuses with a warning; the headers sit in the default multiarch include directory.
+        .systemLibrary(name: "CGSCurlSystem", path: "Sources/CLibraries/CGSCurlSystem",
+                       providers: apt("libcurl4-openssl-dev")),
+        // Typed wrappers of libcurl's variadic setopt/getinfo, the multi result, macro constants.
+        .target(name: "CGSCurl", dependencies: ["CGSCurlSystem"], path: "Sources/CLibraries/CGSCurl"),
         // libsrt's listen callback (one peer at a time) and log handler (a listener's refusals).
         .target(name: "CGSSRT", dependencies: ["CGSSRTSystem"], path: "Sources/CLibraries/CGSSRT"),
         // One C interface over libgpiod v1 (bookworm 1.6) and v2 (trixie 2.x), chosen at compile time.
@@ -64,6 +70,8 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CGSEventLoop", "GrandstandCore", "GrandstandRuntime"], path: "Sources/Adapters/HTTPServer"),
         // Outgoing HTTP/1.1 (the management CLI's requests, report POSTs): Glibc sockets only.
         .target(name: "HTTPClient", dependencies: ["GrandstandCore"], path: "Sources/Adapters/HTTPClient"),
+        // Outgoing HTTP(S) on libcurl: origin fetches (TLS, pins, proxy, redirects, HTTP/2, resume, timeouts).
+        .target(name: "CurlHTTP", dependencies: ["CGSCurl", "CGSCurlSystem", "GrandstandRuntime"], path: "Sources/Adapters/CurlHTTP"),
         // UDP multicast sending (and a joined receiver for tests): Glibc sockets only.
         .target(name: "Multicast", dependencies: ["GrandstandCore"], path: "Sources/Adapters/Multicast"),
         // The content cache's durable store (objects + index journal, crash recovery): Glibc only.
@@ -72,7 +80,7 @@ let package = Package(
         // MARK: Services: the product's libraries on the service runtime, by concern (docs/architecture.md).
         // Events and journald, state files and the runtime config, health and LEDs, logs, reports.
         .target(name: "GrandstandOperations", dependencies: ["GrandstandCore", "GrandstandRuntime", "Systemd", "GPIO", "WiFi",
-                                                            "HTTPServer", "HTTPClient"], path: "Sources/GrandstandOperations"),
+                                                            "HTTPServer", "HTTPClient", "CurlHTTP"], path: "Sources/GrandstandOperations"),
         // Live capture into channel events, FLUTE file channels, replay of a capture file.
         .target(name: "GrandstandIngest", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "Capture",
                                                         "ErasureCoding", "MediaCodec", "SRT"], path: "Sources/GrandstandIngest"),
@@ -81,7 +89,7 @@ let package = Package(
                                                          "HTTPServer", "MediaCodec"], path: "Sources/GrandstandServing"),
         // The operator features: content cache and prefetch, catalog, recordings, timelines.
         .target(name: "GrandstandServices", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest",
-                                                          "GrandstandServing", "HTTPServer", "HTTPClient", "ContentStore"],
+                                                          "GrandstandServing", "HTTPServer", "HTTPClient", "CurlHTTP", "ContentStore"],
                 path: "Sources/GrandstandServices"),
         // `grandstand send`: the venue streamer (SAP, RTP/TS, data, FEC, FLUTE carousels, faults).
         .target(name: "GrandstandStreamer", dependencies: ["GrandstandCore", "GrandstandOperations", "ErasureCoding", "Multicast"],
@@ -89,7 +97,7 @@ let package = Package(
         // The running gateway: every service started and stopped as a unit, the management routes.
         .target(name: "GrandstandDaemon", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest",
                                                         "GrandstandServing", "GrandstandServices", "HTTPServer", "MediaCodec", "Systemd", "WiFi",
-                                                        "Capture", "ErasureCoding", "GPIO", "SRT", "CGSBuildStamp"],
+                                                        "Capture", "ErasureCoding", "GPIO", "SRT", "CurlHTTP", "CGSBuildStamp"],
                 path: "Sources/GrandstandDaemon"),
 
         // MARK: The one executable: commands and wiring only.
@@ -128,12 +136,13 @@ let package = Package(
         .testTarget(name: "SRTTests", dependencies: ["SRT"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer"]),
+        .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "GrandstandRuntime", "TestSupport"]),
         .testTarget(name: "MulticastTests", dependencies: ["Multicast", "GrandstandCore", "TestSupport"]),
         .testTarget(name: "ContentCacheTests", dependencies: ["ContentStore", "GrandstandCore", "HTTPClient", "TestSupport"]),
         // The service libraries and the daemon, end to end on real sockets, processes and tools.
         .testTarget(name: "GrandstandTests", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest",
                                                       "GrandstandServing", "GrandstandServices", "GrandstandStreamer", "GrandstandDaemon",
-                                                      "Multicast", "HTTPClient", "HTTPServer", "SRT", "TestSupport"]),
+                                                      "Multicast", "HTTPClient", "CurlHTTP", "HTTPServer", "SRT", "TestSupport"]),
         // The command line: the built `grandstand` binary run as a process (help, version, exit codes).
         .testTarget(name: "GrandstandCommandTests", dependencies: ["TestSupport"]),
     ]

@@ -25,8 +25,8 @@ for deb in "$@"; do
     rm -rf "$ctl"
     depends=$(dpkg-deb -f "$deb" Depends)
     case $arch in
-        arm64) libs="libc6 libpcap0.8t64 libgpiod3 libsystemd0 libavcodec61 libisal2 libnl-genl-3-200 libsrt1.5-openssl" ;;
-        amd64) libs="libc6 libsystemd0 libisal2 libnl-genl-3-200 libsrt1.5-openssl" ;;
+        arm64) libs="libc6 libpcap0.8t64 libgpiod3 libsystemd0 libavcodec61 libisal2 libnl-genl-3-200 libsrt1.5-openssl libcurl4t64" ;;
+        amd64) libs="libc6 libsystemd0 libisal2 libnl-genl-3-200 libsrt1.5-openssl libcurl4" ;;
         *) libs=; bad "unexpected architecture $arch" ;;
     esac
     for l in $libs; do grep -qE "(^|, )$l( |,|$)" <<< "$depends" || bad "Depends lacks $l: $depends"; done

@@ -1,5 +1,6 @@
 import CGSBuildStamp
 import Capture
+import CurlHTTP
 import ErasureCoding
 import GPIO
 import GrandstandCore
@@ -21,6 +22,7 @@ extension BuildInfo {
                 "ffmpeg": MediaCodecLibrary.versionSummary,
                 "isa-l": ErasureCodingLibrary.isalVersion,
                 "libsrt": SRTLibrary.version,
+                "libcurl": CurlClient.libraryVersion + (CurlClient.supportsHTTP2 ? " (HTTP/2)" : ""),
             ])
     }
 

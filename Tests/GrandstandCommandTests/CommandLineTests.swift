@@ -46,7 +46,7 @@ struct CommandLineTests {
         #expect(flag.stdout.hasPrefix("grandstand \(version) (commit "), "\(flag.stdout)")
         let json = try Self.run(["version", "--json"])
         #expect(json.status == 0)
-        for library in ["\"libpcap\":\"libpcap version 1.", "\"libsystemd\":\"libsystemd.so.0", "\"ffmpeg\":\"FFmpeg ", "\"isa-l\":", "\"libsrt\":\"1.5.", "\"libgpiod\":\""] {
+        for library in ["\"libpcap\":\"libpcap version 1.", "\"libsystemd\":\"libsystemd.so.0", "\"ffmpeg\":\"FFmpeg ", "\"isa-l\":", "\"libsrt\":\"1.5.", "\"libgpiod\":\"", "\"libcurl\":\""] {
             #expect(json.stdout.contains(library), "\(library) missing from \(json.stdout)")
         }
         // libmicrohttpd left the package: both listeners run our own engine.

@@ -51,6 +51,43 @@ import Testing
         #expect(text.contains("$.cache.origin.metadataURL"))
     }
 
+    @Test func originTransportOptionsDecode() throws {
+        let pin = "sha256//" + String(repeating: "A", count: 43) + "="
+        let config = try Self.decode("""
+            {"origin":{"metadataURL":"https://origin.example/meta","mediaBaseURL":"https://cdn.example/media/",
+                       "caFile":"/etc/grandstand/origin-ca.pem","pinnedPublicKey":"\(pin);\(pin)","proxy":"http://proxy.venue:3128",
+                       "maxRedirects":2,"connectTimeoutSeconds":4,"totalTimeoutSeconds":3600}}
+            """)
+        let origin = try #require(config.cache?.origin)
+        #expect(origin.metadataURL == "https://origin.example/meta")
+        #expect(origin.mediaBaseURL == "https://cdn.example/media/")
+        #expect(origin.caFile == "/etc/grandstand/origin-ca.pem")
+        #expect(origin.pinnedPublicKey == pin + ";" + pin)
+        #expect(origin.proxy == "http://proxy.venue:3128")
+        #expect(origin.maxRedirects == 2)
+        #expect(origin.connectTimeoutSeconds == 4)
+        #expect(origin.totalTimeoutSeconds == 3600)
+        let defaults = try #require(try Self.decode("{\"origin\":{\"metadataURL\":\"http://o/m\"}}").cache?.origin)
+        #expect(defaults.caFile == nil && defaults.pinnedPublicKey == nil && defaults.proxy == nil)
+        #expect(defaults.maxRedirects == 5 && defaults.connectTimeoutSeconds == 10 && defaults.totalTimeoutSeconds == nil)
+    }
+
+    @Test func badOriginTransportOptionsAreReportedWithTheirJSONPaths() throws {
+        let error = thrownConfigError {
+            _ = try Self.decode("""
+                {"origin":{"metadataURL":"https://o/m","mediaBaseURL":"gopher://x","caFile":"ca.pem","pinnedPublicKey":"md5//abc",
+                           "proxy":"ftp://p:21","maxRedirects":99,"connectTimeoutSeconds":0,"totalTimeoutSeconds":"long"}}
+                """)
+        }
+        let text = "\(error.map { "\($0)" } ?? "no error")"
+        for path in ["mediaBaseURL", "caFile", "pinnedPublicKey", "proxy", "maxRedirects", "connectTimeoutSeconds", "totalTimeoutSeconds"] {
+            #expect(text.contains("$.cache.origin.\(path)"), "\(path): \(text)")
+        }
+        #expect(text.contains("not an absolute path"), "\(text)")
+        #expect(text.contains("sha256//"), "\(text)")
+        #expect(!text.contains("$.cache.origin.metadataURL"), "https is accepted: \(text)")
+    }
+
     func thrownConfigError(_ body: () throws -> Void) -> Error? {
         do { try body() } catch { return error }
         return nil

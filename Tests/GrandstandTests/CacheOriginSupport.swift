@@ -18,13 +18,17 @@ final class CacheOrigin {
             .appendingPathComponent("tools/cache-origin/origin.py").path
     }
 
-    init() throws {
+    /// Plain http on the host's loopback; with `tls` (certificate, key) HTTPS, and with
+    /// `namespace` inside that network namespace (reached from threads that entered it).
+    init(tls: (certificate: String, key: String)? = nil, namespace: NetworkNamespace? = nil) throws {
         root = NSTemporaryDirectory() + "gs-origin-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: root + "/meta", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/media", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Fixtures.path("cache/vod"), toPath: root + "/media/vod")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script, root, root + "/port"]
+        scheme = tls == nil ? "http" : "https"
+        process.arguments = (namespace.map { ["ip", "netns", "exec", $0.name] } ?? []) + ["python3", Self.script, root, root + "/port"]
+            + (tls.map { [$0.certificate, $0.key] } ?? [])
         try process.run()
         var found: UInt16?
         let child = process, portFile = root + "/port"
@@ -38,7 +42,8 @@ final class CacheOrigin {
 
     struct OriginDied: Error, CustomStringConvertible { var description: String { "origin.py exited at start (python3 missing?)" } }
 
-    var base: String { "http://127.0.0.1:\(port)" }
+    let scheme: String
+    var base: String { "\(scheme)://127.0.0.1:\(port)" }
 
     func metadata(_ id: String, _ json: String) throws {
         try json.write(toFile: root + "/meta/\(id).json", atomically: true, encoding: .utf8)

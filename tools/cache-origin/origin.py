@@ -10,7 +10,8 @@ later requests the rest; /media/token/… → 403 unless the request carries a p
 (an X-Item-Token header and an `item=` query parameter). Modes combine in this order
 (e.g. /media/stall/token/clip.bin).
 Every request is appended to ROOT/requests.log as `PATH RANGE X-TOKEN QUERY X-ITEM-TOKEN`.
-Usage: origin.py ROOT PORTFILE  (binds 127.0.0.1:0 and writes the port to PORTFILE).
+Usage: origin.py ROOT PORTFILE [CERT KEY]  (binds 127.0.0.1:0 and writes the port to PORTFILE; with a
+certificate and key it speaks HTTPS, so a cut connection is a cut TLS stream).
 """
 import http.server
 import os
@@ -104,6 +105,11 @@ class Origin(http.server.BaseHTTPRequestHandler):
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Origin)
 server.daemon_threads = True
+if len(sys.argv) > 4:
+    import ssl
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[3], sys.argv[4])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
 with open(sys.argv[2] + ".tmp", "w") as f:
     f.write(str(server.server_address[1]))
 os.rename(sys.argv[2] + ".tmp", sys.argv[2])

@@ -19,8 +19,20 @@ extension GatewayConfig {
         public var query: String?
         /// Seconds without progress before a request fails with `timeout`.
         public var timeoutSeconds: Double = 15
-        /// Attempts per request for 5xx and network errors (backoff 0.5 s, doubling).
+        /// Attempts per request for 5xx and network errors (backoff 0.5 s, doubling, at most 30 s).
         public var attempts = 3
+        /// PEM CAs the origin's certificate must chain to instead of the system store (absolute path).
+        public var caFile: String?
+        /// The origin's public-key pin(s): `sha256//BASE64` (44 characters), several joined by `;`.
+        public var pinnedPublicKey: String?
+        /// `http://`, `https://`, `socks5://` or `socks5h://` proxy URL; nil: direct (the environment is not read).
+        public var proxy: String?
+        /// Redirects followed per request (0 refuses every redirect).
+        public var maxRedirects = 5
+        /// TCP connect plus TLS handshake.
+        public var connectTimeoutSeconds: Double = 10
+        /// The whole request, body included; nil: no limit.
+        public var totalTimeoutSeconds: Double?
 
         public init(metadataURL: String) { self.metadataURL = metadataURL }
     }
@@ -59,18 +71,21 @@ extension GatewayConfig {
 
     private static func decodeOrigin(_ cache: JSONObjectView, _ reader: inout JSONReader) -> Origin? {
         guard let object = reader.object(cache["origin"], at: cache.path("origin"),
-                                         known: ["metadataURL", "mediaBaseURL", "headers", "query", "timeoutSeconds", "attempts"]) else { return nil }
+                                         known: ["metadataURL", "mediaBaseURL", "headers", "query", "timeoutSeconds", "attempts", "caFile",
+                                                 "pinnedPublicKey", "proxy", "maxRedirects", "connectTimeoutSeconds",
+                                                 "totalTimeoutSeconds"]) else { return nil }
         guard let url = reader.string(object["metadataURL"], at: object.path("metadataURL"), required: true) else { return nil }
-        guard url.hasPrefix("http://") else {
-            reader.report(object.path("metadataURL"), "\"\(url)\" is not an http:// URL")
+        guard isHTTPURL(url) else {
+            reader.report(object.path("metadataURL"), "\"\(url)\" is not an http:// or https:// URL")
             return nil
         }
         var origin = Origin(metadataURL: url)
         if let base = reader.string(object["mediaBaseURL"], at: object.path("mediaBaseURL")) {
-            if base.hasPrefix("http://") { origin.mediaBaseURL = base } else {
-                reader.report(object.path("mediaBaseURL"), "\"\(base)\" is not an http:// URL")
+            if isHTTPURL(base) { origin.mediaBaseURL = base } else {
+                reader.report(object.path("mediaBaseURL"), "\"\(base)\" is not an http:// or https:// URL")
             }
         }
+        decodeTransport(object, &origin, &reader)
         if let headers = object["headers"] {
             if case .object(let members) = headers {
                 for (name, value) in members {
@@ -90,5 +105,65 @@ extension GatewayConfig {
         }
         origin.attempts = reader.integer(object["attempts"], at: object.path("attempts"), in: 1...10) ?? origin.attempts
         return origin
+    }
+
+    private static func isHTTPURL(_ url: String) -> Bool {
+        for scheme in ["http://", "https://"] where url.lowercased().hasPrefix(scheme) {
+            let rest = url.dropFirst(scheme.count)
+            return !rest.isEmpty && !rest.hasPrefix("/")
+        }
+        return false
+    }
+
+    /// `caFile`, `pinnedPublicKey`, `proxy`, `maxRedirects`, `connectTimeoutSeconds`, `totalTimeoutSeconds`.
+    private static func decodeTransport(_ object: JSONObjectView, _ origin: inout Origin, _ reader: inout JSONReader) {
+        if let file = reader.string(object["caFile"], at: object.path("caFile")) {
+            if file.hasPrefix("/") { origin.caFile = file } else {
+                reader.report(object.path("caFile"), "\"\(file)\" is not an absolute path to a PEM file")
+            }
+        }
+        if let pins = reader.string(object["pinnedPublicKey"], at: object.path("pinnedPublicKey")) {
+            let bad = pins.split(separator: ";", omittingEmptySubsequences: false).first { !isPin($0) }
+            if let bad {
+                reader.report(object.path("pinnedPublicKey"),
+                              "\"\(bad)\" is not sha256// followed by the base64 SHA-256 of the origin's public key (44 characters)")
+            } else {
+                origin.pinnedPublicKey = pins
+            }
+        }
+        if let proxy = reader.string(object["proxy"], at: object.path("proxy")) {
+            let schemes = ["http://", "https://", "socks5://", "socks5h://"]
+            if let scheme = schemes.first(where: { proxy.lowercased().hasPrefix($0) }), proxy.count > scheme.count,
+               !proxy.dropFirst(scheme.count).hasPrefix("/"), !proxy.contains(" ") {
+                origin.proxy = proxy
+            } else {
+                reader.report(object.path("proxy"), "\"\(proxy)\" is not a proxy URL (http://, https://, socks5:// or socks5h://host[:port])")
+            }
+        }
+        origin.maxRedirects = reader.integer(object["maxRedirects"], at: object.path("maxRedirects"), in: 0...20) ?? origin.maxRedirects
+        if let seconds = seconds(object, "connectTimeoutSeconds", 0.1...120, &reader) { origin.connectTimeoutSeconds = seconds }
+        if let seconds = seconds(object, "totalTimeoutSeconds", 1...86_400, &reader) { origin.totalTimeoutSeconds = seconds }
+    }
+
+    private static func seconds(_ object: JSONObjectView, _ key: String, _ range: ClosedRange<Double>, _ reader: inout JSONReader) -> Double? {
+        guard let value = object[key] else { return nil }
+        guard case .number(let seconds) = value else {
+            reader.report(object.path(key), "expected a number of seconds, got \(value.typeName)")
+            return nil
+        }
+        guard range.contains(seconds) else {
+            reader.report(object.path(key), "\(seconds) is out of range \(range.lowerBound)...\(range.upperBound) seconds")
+            return nil
+        }
+        return seconds
+    }
+
+    /// `sha256//` and 44 base64 characters (32 bytes).
+    private static func isPin(_ text: Substring) -> Bool {
+        guard text.hasPrefix("sha256//") else { return false }
+        let digest = text.dropFirst(8)
+        let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        return digest.count == 44 && digest.hasSuffix("=") && !digest.dropLast().contains("=")
+            && digest.dropLast().allSatisfy { alphabet.contains($0) }
     }
 }

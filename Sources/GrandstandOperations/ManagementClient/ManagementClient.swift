@@ -1,4 +1,5 @@
 import GrandstandCore
+import CurlHTTP
 import HTTPClient
 #if canImport(Glibc)
 import Glibc
@@ -64,10 +65,15 @@ public struct ManagementClient: Sendable {
 
     /// Sends one request and returns the body of a 2xx answer; any other outcome is a clear error.
     public func call(_ target: String, method: String = "GET", body: [UInt8] = []) throws(ManagementClientError) -> HTTPClientResponse {
-        let client = HTTPClient(endpoint, timeoutSeconds: timeoutSeconds)
+        var options = curlOptions
+        options.totalTimeoutSeconds = timeoutSeconds
+        options.idleTimeoutSeconds = timeoutSeconds
         let response: HTTPClientResponse
-        do throws(HTTPClientError) {
-            response = try client.request(method, target, headers: [("Authorization", "Bearer \(token)")], body: body)
+        do throws(CurlError) {
+            var request = CurlRequest(url: endpoint.description + target, method: method, headers: [("Authorization", "Bearer \(token)")])
+            request.body = body
+            let answer = try CurlClient(options).perform(request)
+            response = HTTPClientResponse(status: answer.status, headers: answer.headers, body: answer.body)
         } catch {
             throw Self.failure(error, endpoint: endpoint, timeout: timeoutSeconds)
         }
@@ -75,7 +81,16 @@ public struct ManagementClient: Sendable {
         return response
     }
 
-    private static func failure(_ error: HTTPClientError, endpoint: HTTPEndpoint, timeout: Double) -> ManagementClientError {
+    /// libcurl for the management listener: plain http, no proxy, no redirects, connect within the timeout.
+    private var curlOptions: CurlOptions {
+        var options = CurlOptions()
+        options.connectTimeoutSeconds = timeoutSeconds
+        options.maxRedirects = 0
+        options.maxResponseBytes = 64 << 20
+        return options
+    }
+
+    private static func failure(_ error: CurlError, endpoint: HTTPEndpoint, timeout: Double) -> ManagementClientError {
         if error.isConnectionRefused {
             return ManagementClientError("the daemon is not running at \(endpoint) (\(error))", exitCode: 69)
         }
@@ -102,11 +117,17 @@ public struct ManagementClient: Sendable {
 
     /// Streams a 2xx answer's body to `receive` (log follow); other outcomes as `call`.
     public func stream(_ target: String, receive: ([UInt8]) -> Bool) throws(ManagementClientError) -> HTTPClientResponse {
-        let client = HTTPClient(endpoint, timeoutSeconds: timeoutSeconds)
+        var options = curlOptions
+        options.idleTimeoutSeconds = nil   // a follow may be quiet for hours…
+        options.headTimeoutSeconds = timeoutSeconds   // …once the daemon has answered
         let response: HTTPClientResponse
-        do throws(HTTPClientError) {
-            response = try client.stream(target, headers: [("Authorization", "Bearer \(token)"), ("Accept", "text/event-stream")],
-                                         receive: receive)
+        do throws(CurlError) {
+            let request = CurlRequest(url: endpoint.description + target,
+                                      headers: [("Authorization", "Bearer \(token)"), ("Accept", "text/event-stream")])
+            let answer = try CurlClient(options).stream(request, head: { (200..<300).contains($0.status) }) { chunk in
+                receive(Array(chunk))
+            }
+            response = HTTPClientResponse(status: answer.status, headers: answer.headers, body: answer.body)
         } catch {
             throw Self.failure(error, endpoint: endpoint, timeout: timeoutSeconds)
         }

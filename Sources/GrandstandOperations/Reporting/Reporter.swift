@@ -1,6 +1,6 @@
 import GrandstandCore
 import GrandstandRuntime
-import HTTPClient
+import CurlHTTP
 import Synchronization
 import WiFi
 #if canImport(Glibc)
@@ -135,10 +135,17 @@ public final class Reporter: Sendable {
         var status: Int?
         var failure: String?
         do {
-            let client = HTTPClient(HTTPEndpoint(host: settings.target.host, port: settings.target.port),
-                                    timeoutSeconds: Double(max(1, settings.timeoutMilliseconds)) / 1000)
-            status = try client.request("POST", settings.target.target, headers: [("Content-Type", "application/json")],
-                                        body: bytes).status
+            let seconds = Double(max(1, settings.timeoutMilliseconds)) / 1000
+            var options = CurlOptions()
+            options.connectTimeoutSeconds = seconds
+            options.totalTimeoutSeconds = seconds
+            options.idleTimeoutSeconds = nil
+            options.maxRedirects = 0   // a collector answers itself; a redirect is a misconfiguration (retried as non-2xx)
+            options.maxResponseBytes = 1 << 20
+            let host = settings.target.host.contains(":") ? "[\(settings.target.host)]" : settings.target.host
+            let request = CurlRequest(url: "http://\(host):\(settings.target.port)\(settings.target.target)", method: "POST",
+                                      headers: [("Content-Type", "application/json")], body: bytes)
+            status = try CurlClient(options).perform(request).status
         } catch {
             failure = "POST \(settings.target): \(error)"
         }

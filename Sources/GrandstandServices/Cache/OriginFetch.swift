@@ -1,13 +1,14 @@
+import CurlHTTP
 import GrandstandCore
 import GrandstandRuntime
-import HTTPClient
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Why an origin request failed, already mapped to the item error code it means (docs/cache.md
 /// "Error codes": 404 metadata → content-id-does-not-exist, other non-2xx → http-error, refused or
-/// unreachable → no-network, no progress → timeout, short body → item-corrupted).
+/// unreachable → no-network, no progress → timeout, short body → item-corrupted, a certificate
+/// the box cannot trust → network-error, not retried).
 struct OriginFailure: Error, CustomStringConvertible {
     let code: CacheErrorCode
     let detail: String
@@ -15,21 +16,32 @@ struct OriginFailure: Error, CustomStringConvertible {
     let retryable: Bool
     var description: String { "\(code.rawValue): \(detail)" }
 
-    static func transport(_ error: any Error) -> OriginFailure {
-        guard let error = error as? HTTPClientError else { return OriginFailure(code: .networkError, detail: "\(error)", retryable: true) }
-        switch error.errno {
-        case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ENETDOWN:
+    static func transport(_ error: CurlError) -> OriginFailure {
+        switch error.kind {
+        case .unresolved, .connectionRefused, .unreachable, .proxy:
             return OriginFailure(code: .noNetwork, detail: error.description, retryable: true)
-        case ETIMEDOUT, EAGAIN:
+        case .timeout:
             return OriginFailure(code: .timeout, detail: error.description, retryable: true)
-        default:
+        case .certificateExpired, .certificateNotYetValid, .certificateWrongHost, .certificateUntrusted, .pinnedKeyMismatch, .caFile:
+            // Another attempt in a second meets the same certificate: fail now, with the reason.
+            return OriginFailure(code: .networkError, detail: error.description, retryable: false)
+        case .tooManyRedirects:
+            return OriginFailure(code: .httpError, detail: error.description, retryable: false)
+        case .badURL, .bodyTooLarge:
+            return OriginFailure(code: .downloadFailed, detail: error.description, retryable: false)
+        case .partialBody:
+            return OriginFailure(code: .itemCorrupted, detail: error.description, retryable: true)
+        case .stopped:
+            return OriginFailure(code: .networkError, detail: error.description, retryable: false)
+        case .tls, .connectionLost, .other:
             return OriginFailure(code: .networkError, detail: error.description, retryable: true)
         }
     }
 }
 
-/// Requests to the configured origin with the token hook (configured and per-item headers and
-/// query parameters), timeouts, and retries with doubling backoff.
+/// Requests to the configured origin over libcurl (`CurlHTTP`: TLS, pins, proxy, redirects,
+/// timeouts) with the token hook (configured and per-item headers and query parameters), and
+/// retries with capped doubling backoff on the cache's clock.
 struct OriginFetch: Sendable {
     let origin: GatewayConfig.Origin
     /// Per-item additions (POST /api/v1/items `headers`, `query`).
@@ -37,6 +49,7 @@ struct OriginFetch: Sendable {
     var itemQuery: String?
     /// Where the retry backoff waits (the cache's clock).
     var clock: any Clock = SystemClock()
+    var backoff = Backoff()
 
     var headers: [(String, String)] {
         (origin.headers.merging(itemHeaders) { $1 }).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
@@ -46,31 +59,29 @@ struct OriginFetch: Sendable {
         OriginURL.appending(query: itemQuery, to: OriginURL.appending(query: origin.query, to: url))
     }
 
-    /// The client and request target for an absolute http URL.
-    func client(_ url: String) throws(OriginFailure) -> (HTTPClient, String) {
-        guard url.hasPrefix("http://") else {
-            throw OriginFailure(code: .downloadFailed, detail: "\(url) is not an http:// URL", retryable: false)
-        }
-        let rest = url.dropFirst(7)
-        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-        guard let endpoint = HTTPEndpoint(url: "http://" + rest[..<slash]) else {
-            throw OriginFailure(code: .downloadFailed, detail: "\(url) has no usable host", retryable: false)
-        }
-        var client = HTTPClient(endpoint, timeoutSeconds: origin.timeoutSeconds)
-        client.bodyIdleTimeoutSeconds = origin.timeoutSeconds
-        client.maxResponseBytes = 16 << 20
-        return (client, slash == rest.endIndex ? "/" : String(rest[slash...]))
+    /// The origin's transport settings as the adapter takes them.
+    var client: CurlClient {
+        var options = CurlOptions()
+        options.caFile = origin.caFile
+        options.pinnedPublicKey = origin.pinnedPublicKey
+        options.proxy = origin.proxy
+        options.maxRedirects = origin.maxRedirects
+        options.connectTimeoutSeconds = origin.connectTimeoutSeconds
+        options.idleTimeoutSeconds = origin.timeoutSeconds
+        options.totalTimeoutSeconds = origin.totalTimeoutSeconds
+        options.maxResponseBytes = 16 << 20
+        return CurlClient(options)
     }
+
+    /// The request for `url` (query hook applied) with the header hook.
+    func request(_ url: String) -> CurlRequest { CurlRequest(url: self.url(url), headers: headers) }
 
     /// A small whole response (metadata, playlists); `notFound` is the code a 404 means.
     func get(_ url: String, notFound: CacheErrorCode, stop: StopSignal) throws(OriginFailure) -> [UInt8] {
         try retrying(stop: stop) { () throws(OriginFailure) -> [UInt8] in
-            let (client, target) = try client(self.url(url))
-            let response: HTTPClientResponse
-            do { response = try client.get(target, headers: headers) } catch let error as HTTPClientError {
+            let response: CurlResponse
+            do throws(CurlError) { response = try client.perform(request(url), stop: stop) } catch {
                 throw OriginFailure.transport(error)
-            } catch {
-                throw OriginFailure(code: .networkError, detail: "\(error)", retryable: true)
             }
             try Self.check(response.status, url: url, notFound: notFound)
             return response.body
@@ -78,16 +89,16 @@ struct OriginFetch: Sendable {
     }
 
     /// Runs `body` up to `origin.attempts` times while it fails retryably, waiting 0.5 s, 1 s,
-    /// 2 s… between attempts; `stop` ends a wait at once (the last failure is thrown).
+    /// 2 s… (at most 30 s) between attempts; `stop` ends a wait at once (the last failure is thrown).
     func retrying<T>(stop: StopSignal, _ body: () throws(OriginFailure) -> T) throws(OriginFailure) -> T {
-        var delay: Int64 = 500_000_000
         var attempt = 1
         while true {
             do {
                 return try body()
             } catch {
-                guard error.retryable, attempt < origin.attempts, !clock.wait(nanoseconds: delay, or: stop) else { throw error }
-                delay *= 2
+                guard error.retryable, attempt < origin.attempts, !backoff.wait(afterAttempt: attempt, clock: clock, stop: stop) else {
+                    throw error
+                }
                 attempt += 1
             }
         }

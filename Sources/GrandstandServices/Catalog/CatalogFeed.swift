@@ -1,6 +1,6 @@
 import GrandstandCore
 import GrandstandRuntime
-import HTTPClient
+import CurlHTTP
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -118,11 +118,13 @@ final class CatalogFeed: Sendable {
     }
 
     private func refreshURL(_ url: String) {
-        guard let endpoint = HTTPEndpoint(url: url) else { noteFailure(url, "not an http URL"); return }
-        var client = HTTPClient(HTTPEndpoint(host: endpoint.host, port: endpoint.port), timeoutSeconds: 10)
-        client.maxResponseBytes = 32 << 20
+        var options = CurlOptions()
+        options.connectTimeoutSeconds = 10
+        options.idleTimeoutSeconds = 10
+        options.totalTimeoutSeconds = 60
+        options.maxResponseBytes = 32 << 20
         do {
-            let response = try client.get(endpoint.basePath.isEmpty ? "/" : endpoint.basePath)
+            let response = try CurlClient(options).perform(CurlRequest(url: url))
             guard response.status == 200 else { noteFailure(url, "HTTP \(response.status)"); return }
             _ = try? update(bytes: response.body, source: url)
         } catch {
