@@ -151,6 +151,12 @@ public struct CatalogQuery: Sendable, Equatable {
 
     /// Parses a whole `k=v&k=v` query string (percent-encoded, `+` as space): the batch form.
     public static func parse(queryString: String) throws(CatalogQueryError) -> CatalogQuery {
+        try parse(arguments(queryString: queryString))
+    }
+
+    /// A `k=v&k=v` query string's arguments in order, repeated names kept (StreamPlay sends `q`
+    /// twice: its field terms and its media terms).
+    public static func arguments(queryString: String) throws(CatalogQueryError) -> [(key: String, value: String)] {
         var arguments: [(key: String, value: String)] = []
         for pair in queryString.split(separator: "&") where !pair.isEmpty {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -159,7 +165,7 @@ public struct CatalogQuery: Sendable, Equatable {
             }
             arguments.append((key, value))
         }
-        return try parse(arguments)
+        return arguments
     }
 
     private static func parseSort(_ text: String) throws(CatalogQueryError) -> [SortKey] {
