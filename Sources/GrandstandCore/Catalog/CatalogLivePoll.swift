@@ -82,9 +82,9 @@ public enum CatalogLivePoll {
             let own = interval(fixture, live: live, now: now)
             return State(isLive: live, channel: nil, url: url, pollingFrequency: frequency.map { max(1, min(own, $0)) } ?? own)
         case .failed(let code, let message)?:
-            return State(isLive: false, channel: nil, url: url, pollingFrequency: soonSeconds, failure: (code, message))
+            return State(isLive: false, channel: nil, url: url, pollingFrequency: interval(fixture, live: false, now: now), failure: (code, message))
         case nil:
-            return State(isLive: false, channel: nil, url: url, pollingFrequency: soonSeconds,
+            return State(isLive: false, channel: nil, url: url, pollingFrequency: interval(fixture, live: false, now: now),
                          failure: (-1, "live URL \(url) not polled yet"))
         }
     }
