@@ -25,7 +25,7 @@ struct CatalogStreamPlayRoutesTests {
             try origin.media("master/index.m3u8", Array("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=900000\nlow/index.m3u8\n".utf8))
             try origin.media("master/low/index.m3u8", Array(CatalogStreamPlayRoutesTests.livePlaylist.utf8))
             try origin.media("err500/7001.m3u8", Array("x".utf8))
-            try origin.media("slow/5002.m3u8", Array(CatalogStreamPlayRoutesTests.livePlaylist.utf8))
+            try origin.media("5002.m3u8", Array(CatalogStreamPlayRoutesTests.livePlaylist.utf8))
             var feed = try String(contentsOfFile: Fixtures.path("catalog/streamplay.json"), encoding: .utf8)
             feed = feed.replacingOccurrences(of: "http://live.example/isLive/5001", with: origin.base + "/media/live/5001.m3u8")
             feed = feed.replacingOccurrences(of: "http://other.example/live/7001.m3u8", with: origin.base + "/media/err500/7001.m3u8")
