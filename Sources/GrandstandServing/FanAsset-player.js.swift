@@ -203,12 +203,12 @@ class Player {
     const asked = +params.get('latency');
     if (asked > 0) return asked;
     const pl = this.pl;
-    // The server's PART-HOLD-BACK (3 part targets), at least 0.75 s, plus 250 ms per stall so far
+    // The server's PART-HOLD-BACK (3 part targets), at least 0.85 s, plus 250 ms per stall so far
     // (at most 1 s more): a network that delivers parts late gets a deeper buffer. The floor: a
     // frame reaches the screen no sooner than its part closes, is fetched, appended and decoded
-    // (≈ 0.45 s with 0.2 s parts on loopback), and the rate control aims 150 ms under the target,
-    // so a 0.6 s target would have it chase an unreachable latency at 1.1× into stalls.
-    const base = Math.max(750, Math.round(1000 * (pl && pl.holdBack ? pl.holdBack : 3 * (pl ? pl.partTarget : 0.2))));
+    // (≈ 0.65 s with 0.2 s parts on loopback, measured), and the rate control aims 150 ms under
+    // the target, so a 0.6 s target had it chase an unreachable latency at 1.05–1.1× (dropped frames).
+    const base = Math.max(850, Math.round(1000 * (pl && pl.holdBack ? pl.holdBack : 3 * (pl ? pl.partTarget : 0.2))));
     return base + Math.min(1000, 250 * this.stalls);
   }
 

@@ -118,6 +118,7 @@ public final class Gateway: Sendable {
         files.apply(changes)
         let now = clock.wallNanoseconds()
         var finished: [VideoChannel] = [], replaced: [VideoChannel] = []
+        var reasons: [ObjectIdentifier: ChannelChange.RemovalReason] = [:]
         state.withLock { state in
             for change in changes {
                 let channel = change.channel
@@ -142,13 +143,16 @@ public final class Gateway: Sendable {
                     // A video channel that became something else (a multiplex split into its
                     // programs) stops like a removed one: its window stays until it expires.
                     if channel.kind != .video, let old = state.video[channel.id], old.removedAtNanoseconds == nil { finished.append(old) }
-                case .removed:
+                case .removed(_, let reason):
                     state.channelList.removeAll { $0.id == channel.id }
-                    if let old = state.video[channel.id] { finished.append(old) }
+                    if let old = state.video[channel.id] {
+                        finished.append(old)
+                        reasons[ObjectIdentifier(old)] = reason
+                    }
                 }
             }
         }
-        for channel in finished { channel.finish(at: now) }
+        for channel in finished { channel.finish(at: now, reason: reasons[ObjectIdentifier(channel)]) }
         for channel in replaced { channel.stopHealth() }
         retireHealthCounters(of: replaced)
     }

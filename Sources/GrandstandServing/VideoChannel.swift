@@ -37,6 +37,8 @@ public final class VideoChannel: Sendable {
         var nextToken = 0
         /// Set when the channel left the list: playlists end (ENDLIST) and it is dropped later.
         var removedAtNanoseconds: Int64?
+        /// Why it left the list (nil: replaced by a new announcement, or another kind).
+        var removalReason: ChannelChange.RemovalReason?
         /// Capture time of the last packet and monotonic time of the last published part.
         var lastPacketNanoseconds: Int64?
         var thumbnail: [UInt8]?
@@ -183,6 +185,8 @@ public final class VideoChannel: Sendable {
 
     /// Set when the channel left the list: playlists end (ENDLIST) and it is dropped later.
     public var removedAtNanoseconds: Int64? { state.withLock { $0.removedAtNanoseconds } }
+    /// Why the channel left the list, once it has (nil while listed, and when it was replaced).
+    public var removalReason: ChannelChange.RemovalReason? { state.withLock { $0.removalReason } }
 
     // MARK: Input (capture thread)
 
@@ -211,12 +215,15 @@ public final class VideoChannel: Sendable {
     }
 
     /// The channel left the list: complete the last segment and end the playlists.
-    func finish(at now: Int64) {
+    /// The last segment goes to the recorders too, before the channel reads as removed.
+    func finish(at now: Int64, reason: ChannelChange.RemovalReason? = nil) {
         let ready = state.withLock { state -> [(HTTPResponder, HTTPResponse)] in
             guard state.removedAtNanoseconds == nil else { return [] }
             state.removedAtNanoseconds = now
+            state.removalReason = reason
             health?.finish()
-            _ = state.packager.finish()
+            let update = state.packager.finish()
+            if !update.segmentsCompleted.isEmpty { tap.offer(update.segmentsCompleted, from: state.packager.window) }
             state.forgetAnswers()
             return state.resolve()
         }

@@ -110,6 +110,27 @@ import Testing
         let decode = try Self.tool("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", "http://127.0.0.1:\(port)/records/match-1.m3u8",
                                                        "-f", "null", "-"])
         #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+
+        // A recording is a timeline clip (no content cache needed): byte ranges of its TS, cut.
+        let running = try live.running.call("POST", "/api/v1/records", body: #"{"name":"still-running","channel":"cam"}"#)
+        #expect(running.status == 201)
+        let malformed = try live.running.call("POST", "/api/v1/timelines", body: #"{"id":"bad","clips":[{"record":"match-1","item":"x"},{"record":"../x"}]}"#)
+        #expect(malformed.status == 400)
+        #expect(malformed.text.contains("$.clips[0].item") && malformed.text.contains("$.clips[1].record"), "\(malformed.text)")
+        let refused = try live.running.call("POST", "/api/v1/timelines", body: #"{"id":"bad","clips":[{"record":"still-running"},{"record":"nope"}]}"#)
+        #expect(refused.status == 400)
+        #expect(refused.text.contains("still running") && refused.text.contains("no recording nope"), "\(refused.text)")
+        let created = try live.running.call("POST", "/api/v1/timelines", body: #"{"id":"highlights","clips":[{"record":"match-1","begin":2,"end":6}]}"#)
+        #expect(created.status == 201, "\(created.text)")
+        let timeline = try live.fan.get("/timelines/highlights.m3u8")
+        #expect(timeline.status == 200)
+        #expect(timeline.text.contains("/records/match-1.ts") && timeline.text.contains("#EXT-X-BYTERANGE:"), "\(timeline.text)")
+        let clipURL = "http://127.0.0.1:\(port)/timelines/highlights.m3u8"
+        let clipProbe = try Self.tool("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", clipURL])
+        let clipSeconds = try #require(Double(clipProbe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(clipProbe)")
+        #expect(clipSeconds >= 3.5 && clipSeconds <= 8.5, "\(clipSeconds) s for a 2–6 s cut at segment boundaries")
+        let clipDecode = try Self.tool("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", clipURL, "-f", "null", "-"])
+        #expect(clipDecode.status == 0 && clipDecode.stderr.isEmpty, "\(clipDecode.stderr)")
     }
 
     @Test func channelGoneFailsTheRecordingAndNamesAreChecked() throws {
@@ -126,18 +147,19 @@ import Testing
         #expect(gone.status == 201)
         let twice = try live.running.call("POST", "/api/v1/records", body: #"{"name":"gone","channel":"cam"}"#)
         #expect(twice.status == 409)
-        live.running.daemon.gateway.handle([.channelsChanged([.removed(live.channel, reason: .deleted)])])
+        // Gone without a SAP deletion (timed out): not the stream's end, so the recording fails.
+        live.running.daemon.gateway.handle([.channelsChanged([.removed(live.channel, reason: .timeout)])])
         live.running.daemon.services.recorder.flush()   // the writer's next round notices
         #expect(try live.record("gone")?["state"] == .string("failed"))
         let reason = try live.record("gone")?["reason"]
-        #expect(reason == .string("channel gone"))
+        #expect(reason == .string("channel-gone"))
         let deleted = try live.running.call("DELETE", "/api/v1/records?name=gone")
         #expect(deleted.status == 204)
         let left = try live.records()
         #expect(left.isEmpty)
         let table = ManagementText.records(.object([("records", .array([.object([("name", .string("r")), ("channel", .string("cam")),
-                                                                             ("state", .string("failed")), ("reason", .string("disk full"))])]))]))
-        #expect(table.contains("disk full") && table.contains("NAME"))
+                                                                             ("state", .string("failed")), ("reason", .string("disk-full"))])]))]))
+        #expect(table.contains("failed: disk-full") && table.contains("NAME"))
     }
 
     static func tool(_ path: String, _ arguments: [String], timeout: Double = 60) throws -> ToolResult {

@@ -27,7 +27,7 @@ extension GatewayConfig {
     static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> GatewayConfig? {
         guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board",
                                                                          "streamers", "channels", "discovery", "fec", "health", "hls",
-                                                                         "stateDirectory", "logLevel", "reporting", "catalog", "cache"]) else {
+                                                                         "stateDirectory", "logLevel", "reporting", "catalog", "cache", "records"]) else {
             return nil
         }
         let license = decodeLicense(root, &reader)
@@ -87,6 +87,7 @@ extension GatewayConfig {
         config.reporting = reporting
         config.catalog = catalog
         config.cache = decodeCache(root, stateDirectory: config.stateDirectory, &reader)
+        config.records = decodeRecords(root, &reader)
         return config
     }
 

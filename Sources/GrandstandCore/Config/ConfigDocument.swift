@@ -44,6 +44,7 @@ public enum ConfigDocument {
         if old.channels != new.channels { changed.append("$.channels") }
         if old.discovery != new.discovery { changed.append("$.discovery") }
         if old.fec != new.fec { changed.append("$.fec") }
+        if old.records != new.records { changed.append("$.records") }   // read at start: a restart applies it
         if changed.isEmpty && old != new { changed.append("$") }
         return changed
     }

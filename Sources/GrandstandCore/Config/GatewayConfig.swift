@@ -65,6 +65,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var catalog = CatalogSource()
     /// The content cache and prefetch origin (`cache`; docs/cache.md); nil: no cache.
     public var cache: Cache?
+    /// Automatic recordings (`records`; docs/records.md).
+    public var records = Records()
 }
 
 /// A numeric listen address `host:port` (`[v6]:port` for IPv6).

@@ -9,6 +9,7 @@ public struct GatewayEvent: Sendable, Equatable {
         case faultInjected = "fault-injected", ledsAvailable = "leds-available"
         case catalogUpdated = "catalog-updated", catalogRejected = "catalog-rejected"
         case recordStarted = "record-started", recordStopped = "record-stopped", recordFailed = "record-failed"
+        case recordCompleted = "record-completed", recordInterrupted = "record-interrupted"
         case cacheUnavailable = "cache-unavailable", ledsHeld = "leds-held"
         case srtConnected = "srt-connected", srtDisconnected = "srt-disconnected", srtRefused = "srt-refused"
         case pathDown = "path-down", pathUp = "path-up", pathRefused = "path-refused", pathFailover = "path-failover"
@@ -38,6 +39,8 @@ public struct GatewayEvent: Sendable, Equatable {
             case .recordStarted: "00361df71b15463b89bbb02355922248"
             case .recordStopped: "c103aeae3ac346fcb791901ecc4ed89e"
             case .recordFailed: "e65599d0717940f7ad5008b2629e24b6"
+            case .recordCompleted: "f4fb32f24fc7406b95af1b5f0eaae8b3"
+            case .recordInterrupted: "1c1fe3abf633401b88d2537695d7622a"
             case .cacheUnavailable: "11cfe34942aa49e280002c124a9c8a06"
             case .ledsHeld: "1f02bdc844b148988687228cd99ec126"
             case .srtConnected: "ec996285d2a34d2b90a841595fd19e4b"
@@ -54,9 +57,9 @@ public struct GatewayEvent: Sendable, Equatable {
         public var priority: Int {
             switch self {
             case .ready, .stopping, .reloaded, .channelAdded, .channelRemoved, .captureUp, .groupRejoined, .serviceUp, .inVenue,
-                 .outOfVenue, .ledsAvailable, .ledsHeld, .recordStarted, .recordStopped, .pathUp, .srtConnected: 5
+                 .outOfVenue, .ledsAvailable, .ledsHeld, .recordStarted, .recordStopped, .recordCompleted, .pathUp, .srtConnected: 5
             case .channelUpdated, .catalogUpdated: 6
-            case .ledsUnavailable, .captureDown, .serviceDown, .catalogRejected, .recordFailed, .cacheUnavailable, .pathDown,
+            case .ledsUnavailable, .captureDown, .serviceDown, .catalogRejected, .recordFailed, .recordInterrupted, .cacheUnavailable, .pathDown,
                  .pathRefused, .pathFailover, .srtDisconnected, .srtRefused: 4
             case .configRejected, .faultInjected: 3
             }

@@ -1,18 +1,27 @@
 /// Where a clip's media comes from: a cached item's media playlist (or its root playlist, the
 /// first variant of a master), with the optional rough cut (docs/inserts.md "Clips").
 public struct ClipSource: Sendable, Equatable {
-    /// A content-cache item id (an origin item, or `file-channel-ID` for a file channel's files).
+    /// A content-cache item id (an origin item, or `file-channel-ID` for a file channel's files);
+    /// empty for a recording's clip.
     public var item: String
     /// A playlist path inside the item; nil: the item's root playlist.
     public var playlist: String?
     public var begin: Double?
     public var end: Double?
+    /// A finished recording's name (`/records/NAME.ts` byte ranges) instead of a cache item.
+    public var record: String?
 
     public init(item: String, playlist: String? = nil, begin: Double? = nil, end: Double? = nil) {
         self.item = item
         self.playlist = playlist
         self.begin = begin
         self.end = end
+    }
+
+    /// A clip of recording `record` (docs/records.md "Clips").
+    public init(record: String, begin: Double? = nil, end: Double? = nil) {
+        self.init(item: "", begin: begin, end: end)
+        self.record = record
     }
 }
 

@@ -2,7 +2,8 @@
 /// reported with its JSON path) and the persisted schedule, which is the same objects with each
 /// clip's resolved `segments` (docs/inserts.md "API").
 public enum ScheduleJSON {
-    /// A timeline request: `{"id", "clips": [{"item", "playlist"?, "begin"?, "end"?}, …]}`.
+    /// A timeline request: `{"id", "clips": [{"item", "playlist"?, "begin"?, "end"?}, …]}`; a clip
+    /// of a recording is `{"record", "begin"?, "end"?}`.
     public struct TimelineRequest: Sendable, Equatable {
         public var id: String
         public var clips: [ClipSource]
@@ -88,9 +89,17 @@ public enum ScheduleJSON {
 
     private static func clip(_ value: JSONValue, at path: JSONPath, _ reader: inout JSONReader,
                              stored: Bool) -> (ClipSource, [VODSegment])? {
-        let known: Set<String> = stored ? ["item", "playlist", "begin", "end", "segments"] : ["item", "playlist", "begin", "end"]
+        let known: Set<String> = stored ? ["item", "record", "playlist", "begin", "end", "segments"] : ["item", "record", "playlist", "begin", "end"]
         guard let object = reader.object(value, at: path, known: known) else { return nil }
-        let item = reader.string(object["item"], at: object.path("item"), required: true)
+        // A recording's clip: `{"record": NAME, "begin"?, "end"?}` instead of a cache item.
+        var record: String?
+        if object["record"] != nil {
+            record = reader.string(object["record"], at: object.path("record"))
+            if let name = record, let problem = RecordName.problem(name) { reader.report(object.path("record"), problem); record = nil }
+            if object["item"] != nil { reader.report(object.path("item"), "give \"item\" or \"record\", not both") }
+            if object["playlist"] != nil { reader.report(object.path("playlist"), "a recording's clip has no playlist") }
+        }
+        let item = object["record"] != nil ? "" : reader.string(object["item"], at: object.path("item"), required: true)
         let playlist = reader.string(object["playlist"], at: object.path("playlist"))
         if let playlist, playlist.hasPrefix("/") || playlist.split(separator: "/").contains("..") {
             reader.report(object.path("playlist"), "expected a relative path inside the item (no leading /, no ..)")
@@ -105,6 +114,10 @@ public enum ScheduleJSON {
             }
         }
         guard let item else { return nil }
+        if object["record"] != nil {
+            guard let record else { return nil }
+            return (ClipSource(record: record, begin: begin, end: end), segments)
+        }
         return (ClipSource(item: item, playlist: playlist, begin: begin, end: end), segments)
     }
 
@@ -203,7 +216,7 @@ public enum ScheduleJSON {
     }
 
     static func json(_ clip: ScheduledClip, withSegments: Bool) -> JSONValue {
-        var members: [(String, JSONValue)] = [("item", .string(clip.source.item))]
+        var members: [(String, JSONValue)] = clip.source.record.map { [("record", .string($0))] } ?? [("item", .string(clip.source.item))]
         if let playlist = clip.source.playlist { members.append(("playlist", .string(playlist))) }
         if let begin = clip.source.begin { members.append(("begin", .number(begin))) }
         if let end = clip.source.end { members.append(("end", .number(end))) }

@@ -106,7 +106,9 @@ public final class FileChannels: Sendable {
                 ("url", .string("/files/\(id)/\(object.contentLocation)")),
             ]
             switch result {
-            case .success(let file)?: members.append(("status", .string("complete"))); members.append(("localPath", .string(file.localPath)))
+            // No `localPath` here: the note goes to fans (messages, SSE) and into replays' events,
+            // which must not depend on where the files were written (the management table has it).
+            case .success?: members.append(("status", .string("complete")))
                 completed?(id, object.contentLocation, object.bytes)
             case .failure(let error)?: members.append(("status", .string("failed"))); members.append(("error", .string("\(error)")))
             case nil: members.append(("status", .string("complete")))

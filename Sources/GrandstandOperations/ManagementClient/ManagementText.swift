@@ -75,7 +75,7 @@ public enum ManagementText {
     }
 
     public static func records(_ document: JSONValue) -> String {
-        var table = TextTable(["NAME", "CHANNEL", "STATE", "SECONDS", "BYTES", "DOWNLOAD / REASON"])
+        var table = TextTable(["NAME", "CHANNEL", "STATE", "SECONDS", "BYTES", "DOWNLOAD"])
         guard case .array(let records)? = document["records"] else { return table.text }
         for record in records {
             func text(_ key: String) -> String {
@@ -85,8 +85,10 @@ public enum ManagementText {
                 default: "-"
                 }
             }
-            let last = text("state") == "failed" ? text("reason") : text("download")
-            table.append([text("name"), text("channel"), text("state"), text("durationSeconds"), text("bytes"), last])
+            // `failed: interrupted`: the state with its reason; a failed recording still has a download (what was kept).
+            let state = text("state") == "failed" ? "failed: \(text("reason"))" : text("state")
+            let channel = text("channel").isEmpty ? "-" : text("channel")
+            table.append([text("name"), channel, state, text("durationSeconds"), text("bytes"), text("download")])
         }
         return table.text
     }

@@ -21,9 +21,11 @@ public final class OperatorServices: LiveInserts {
         catalogFeed = CatalogFeed(settings: config.catalog, events: events, clock: clock)
         catalogPoller = CatalogLivePoller(clock: clock)
         catalog = CatalogRoutes(feed: catalogFeed, gateway: gateway, poller: catalogPoller)
-        recorder = Recorder(store: RecordStore(stateDirectory: config.stateDirectory), gateway: gateway, events: events, clock: clock)
+        recorder = Recorder(store: RecordStore(stateDirectory: config.stateDirectory), gateway: gateway, events: events, clock: clock,
+                            autoRecord: config.records.autoRecord)
         records = RecordRoutes(recorder: recorder)
         timelines = TimelineService(stateDirectory: config.stateDirectory)
+        timelines.recordings = { [recorder] in recorder.record($0) }
         timelineRoutes = TimelineRoutes(service: timelines)
         gateway.files.completed = catalogFeed.fileChannelHook(feedFile: config.catalog.feedFile)
     }

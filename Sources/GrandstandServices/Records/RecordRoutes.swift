@@ -57,6 +57,7 @@ struct RecordRoutes: Sendable {
         case EINVAL: status = 400
         case ENOENT: status = 404
         case EEXIST, EBUSY: status = 409
+        case ENOSPC: status = 507
         default: status = 500
         }
         return .json(JSONValue.object([("error", .string(error.description))]).encoded + "\n", status: status)

@@ -16,6 +16,8 @@ final class TimelineService: Sendable {
         var sessions: SessionSeen
         var anchors: [String: [String: LiveSplice.Anchor]] = [:]
         var resolver: ClipResolver?
+        /// Finished recordings by name (clips `{"record": NAME}`).
+        var recordings: (@Sendable (String) -> Recording?)?
     }
     private let state: Mutex<State>
     let path: String
@@ -64,7 +66,32 @@ final class TimelineService: Sendable {
         set { state.withLock { $0.resolver = newValue.map(ClipResolver.init) } }
     }
 
+    /// Where clips of recordings come from (the recorder).
+    var recordings: (@Sendable (String) -> Recording?)? {
+        get { state.withLock { $0.recordings } }
+        set { state.withLock { $0.recordings = newValue } }
+    }
+
     var current: Schedule { state.withLock { $0.schedule } }
+
+    /// A clip's segments: a recording's byte ranges, or a cache item's (503 without a cache).
+    private func resolve(_ source: ClipSource, at path: JSONPath) throws(Refusal) -> Result<[VODSegment], ScheduleIssues> {
+        guard let name = source.record else { return try resolver().resolve(source, at: path) }
+        guard let record = state.withLock({ $0.recordings })?(name) else {
+            return .failure(ScheduleIssues([JSONIssue(path: path.appending("record"), reason: "no recording \(name)")]))
+        }
+        guard record.state != .recording else {
+            return .failure(ScheduleIssues([JSONIssue(path: path.appending("record"), reason: "recording \(name) is still running; stop it first")]))
+        }
+        let segments = record.segments.map { segment in
+            VODSegment(uri: "/records/\(name).ts", durationSeconds: segment.durationSeconds, byteRange: segment.byteRange,
+                       discontinuity: segment.discontinuity)
+        }
+        guard !Timeline.Clip(segments: segments, begin: source.begin, end: source.end).cut.isEmpty else {
+            return .failure(ScheduleIssues([JSONIssue(path: path.appending("begin"), reason: "the cut keeps no segment (the recording lasts \(record.durationSeconds) s)")]))
+        }
+        return .success(segments)
+    }
 
     // MARK: Changes
 
@@ -74,10 +101,9 @@ final class TimelineService: Sendable {
         case .success(let value): request = value
         case .failure(let problem): throw Refusal(400, problem.issues)
         }
-        let resolver = try resolver()
         var clips: [ScheduledClip] = [], issues: [JSONIssue] = []
         for (index, source) in request.clips.enumerated() {
-            switch resolver.resolve(source, at: JSONPath.root.appending("clips").appending(index: index)) {
+            switch try resolve(source, at: JSONPath.root.appending("clips").appending(index: index)) {
             case .success(let segments): clips.append(ScheduledClip(source: source, segments: segments))
             case .failure(let problem): issues += problem.issues
             }
@@ -100,7 +126,7 @@ final class TimelineService: Sendable {
         case .failure(let problem): throw Refusal(400, problem.issues)
         }
         let segments: [VODSegment]
-        switch try resolver().resolve(request.clip, at: JSONPath.root.appending("clip")) {
+        switch try resolve(request.clip, at: JSONPath.root.appending("clip")) {
         case .success(let value): segments = value
         case .failure(let problem): throw Refusal(400, problem.issues)
         }
