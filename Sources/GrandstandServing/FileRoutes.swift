@@ -7,9 +7,6 @@ import GrandstandOperations
 /// `/api/v1/files` and `/api/v1/files/ID`. Paths are looked up in the sink, never mapped onto
 /// the file system: a name that is not a safe relative path is a 404.
 public enum FileRoutes {
-    /// Largest file the fan listener serves from memory in one answer.
-    static let maxServedBytes = 256 << 20
-
     static func fan(_ request: HTTPRequest, gateway: Gateway) -> HTTPResponse {
         let rest = request.path.dropFirst("/files/".count)
         guard let slash = rest.firstIndex(of: "/") else { return .text(404, "not found") }
@@ -18,16 +15,9 @@ public enum FileRoutes {
               let sink = gateway.files.sink, let file = sink.lookup(channelID: id, path: path) else {
             return .text(404, "no such file")
         }
-        let bytes: [UInt8]
-        do {
-            guard let read = try AtomicFile.read(file.localPath, limit: maxServedBytes) else { return .text(404, "no such file") }
-            bytes = read
-        } catch {
-            return .text(500, "cannot read the file")
-        }
-        let headers: [(name: String, value: String)] = [("Content-Type", file.contentType ?? MediaType.forPath(path)), ("ETag", file.etag),
-                                                        ("Cache-Control", "no-cache")]
-        return HTTPResponse(status: 200, headers: headers, body: bytes)
+        let answer = DiskFileAnswer.response(path: file.localPath, contentType: file.contentType ?? MediaType.forPath(path),
+                                             entityTag: file.etag, cacheControl: "no-cache")
+        return answer.status == 404 ? .text(404, "no such file") : answer
     }
 
     public static func management(_ gateway: Gateway) -> [HTTPRoute] {

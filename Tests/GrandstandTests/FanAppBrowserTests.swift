@@ -95,7 +95,8 @@ import Testing
             #expect(dropped <= frames / 100, "dropped \(dropped) of \(frames): \(channel)")
         }
         #expect((result["back_latency_ms"]?.number ?? 0) >= 8000, "\(result.encoded)")
-        #expect((result["live_latency_ms"]?.number ?? .infinity) < target, "\(result.encoded)")
+        // Under the player's target at that moment: PART-HOLD-BACK (the floor) plus 250 ms per stall so far.
+        #expect((result["live_latency_ms"]?.number ?? .infinity) < (result["live_target_ms"]?.number ?? 0), "\(result.encoded)")
         let latency = result["latency_ms"]
         #expect((latency?["n"]?.number ?? 0) >= 100, "\(result.encoded)")
         // Steady latency under the target at the median; p95 within a second of it (this runs

@@ -1,6 +1,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Testing
 import TestSupport
 @testable import HTTPServer
@@ -51,5 +56,48 @@ struct MemoryFileTests {
         #expect(part.body == Array(Self.pattern[1000..<5000]))
         let head = try RawHTTPClient(port: server.port).send(Array("HEAD /whole HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
         #expect(head.headers["content-length"] == "\(Self.pattern.count)" && head.body.isEmpty)
+    }
+
+    /// A file on disk is sent from its descriptor (sendfile), never read: a 3 GiB sparse file (past
+    /// 2^31, where 32-bit offsets would break) serves whole to curl and in ranges near its end,
+    /// and this process's resident memory does not grow by the file's size. A missing file or a
+    /// directory is refused with its errno.
+    @Test func diskFilesServeWholeAndInRangesWithoutBeingRead() throws {
+        let path = "/tmp/gs-diskfile-\(getpid()).bin"
+        defer { unlink(path) }
+        let size = 3 << 30, tail = Array(Self.pattern[..<4096])
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        #expect(fd >= 0)
+        #expect(ftruncate(fd, off_t(size)) == 0)
+        #expect(tail.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(size - tail.count)) } == tail.count)
+        close(fd)
+
+        let server = try EventLoopServer(HTTPListenerConfiguration(host: "127.0.0.1", port: 0)) { request in
+            guard let file = try? DiskFile(path: path) else { return .text(500, "cannot open") }
+            var response = HTTPResponse(status: 200, headers: [("Content-Type", "application/octet-stream")])
+            response.file = request.path == "/tail" ? FileBody(file, (file.size - 4096)..<file.size) : FileBody(file, 0..<file.size)
+            return response
+        }
+        defer { server.stop() }
+        let end = try RawHTTPClient(port: server.port).get("/tail")
+        #expect(end.status == 200 && end.body == tail)
+        let before = Self.residentBytes()
+        let whole = try runTool("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code} %{size_download}",
+                                                  "http://127.0.0.1:\(server.port)/whole"], timeout: 300)
+        #expect(whole.stdout == "200 \(size)", "\(whole.stdout) \(whole.stderr)")
+        let grown = Self.residentBytes() - before
+        #expect(grown < 64 << 20, "resident memory grew by \(grown) bytes serving \(size)")
+
+        #expect(thrownError(HTTPServerError.self) { _ = try DiskFile(path: path + ".missing") }?.errno == ENOENT)
+        #expect(thrownError(HTTPServerError.self) { _ = try DiskFile(path: "/tmp") }?.errno == EISDIR)
+        let file = try DiskFile(path: path)
+        #expect(try file.read((size - 4096)..<size) == tail && file.entityTag.hasPrefix("\"c0000000-"))
+    }
+
+    /// This process's resident set (/proc/self/statm, pages × page size).
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
     }
 }

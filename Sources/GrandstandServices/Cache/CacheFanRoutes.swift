@@ -1,5 +1,6 @@
 import GrandstandCore
 import HTTPServer
+import GrandstandServing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,9 +35,10 @@ public struct CacheFanRoutes: Sendable {
         let id = String(rest[..<slash]), path = String(rest[rest.index(after: slash)...])
         guard !id.isEmpty, !path.isEmpty, !path.split(separator: "/").contains(".."),
               let (item, file, localPath) = cache.file(id, path: path) else { return .text(404, "not cached") }
-        guard let bytes = Self.readFile(localPath), bytes.count == file.size else { return .text(503, "stored file unreadable") }
         let type = file.contentType ?? MediaType.forPath(path)
-        if path.hasSuffix(".m3u8"), let master = item.originURL, let playlist = VODPlaylist(String(decoding: bytes, as: UTF8.self)) {
+        // Playlists are small and rewritten; every other file is sent from disk in ranges.
+        if path.hasSuffix(".m3u8"), let master = item.originURL, let bytes = Self.readFile(localPath), bytes.count == file.size,
+           let playlist = VODPlaylist(String(decoding: bytes, as: UTF8.self)) {
             let playlistURL = OriginURL.resolve(path, against: master)
             let text = playlist.rewritten { uri in
                 let absolute = OriginURL.resolve(uri, against: playlistURL)
@@ -46,8 +48,10 @@ public struct CacheFanRoutes: Sendable {
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/vnd.apple.mpegurl"), ("Cache-Control", "no-cache")],
                                 body: Array(text.utf8))
         }
-        return HTTPResponse(status: 200, headers: [("Content-Type", type), ("Cache-Control", "public, max-age=86400"),
-                                                   ("ETag", "\"\(file.sha256.prefix(32))\"")], body: bytes)
+        let answer = DiskFileAnswer.response(path: localPath, contentType: type, entityTag: "\"\(file.sha256.prefix(32))\"",
+                                             cacheControl: "public, max-age=86400")
+        guard answer.file?.range.count == file.size else { return .text(503, "stored file unreadable") }
+        return answer
     }
 
     static func readFile(_ path: String) -> [UInt8]? {

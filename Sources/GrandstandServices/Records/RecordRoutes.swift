@@ -1,5 +1,6 @@
 import GrandstandCore
 import HTTPServer
+import GrandstandServing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -91,51 +92,6 @@ struct RecordRoutes: Sendable {
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/vnd.apple.mpegurl"), ("Cache-Control", "public, max-age=60")],
                                 body: text)
         }
-        return FileAnswer.serve(path: store.tsPath(name), contentType: "video/mp2t", request: request,
-                                download: "\(name).ts")
-    }
-}
-
-/// A file from disk with its own ETag (size and mtime) and byte ranges read with pread, so a
-/// range request does not load the whole recording.
-enum FileAnswer {
-    static let wholeFileLimit = 512 << 20
-
-    static func serve(path: String, contentType: String, request: HTTPRequest, download: String? = nil) -> HTTPResponse {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .text(404, "not found") }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return .text(500, "stat \(path): errno \(errno)") }
-        let length = Int(info.st_size)
-        let tag = "\"\(String(length, radix: 16))-\(String(Int(info.st_mtim.tv_sec), radix: 16))\""
-        var headers: [(name: String, value: String)] = [("Content-Type", contentType), ("ETag", tag), ("Cache-Control", "public, max-age=60")]
-        if let download { headers.append(("Content-Disposition", "attachment; filename=\"\(download)\"")) }
-        if request.method == "GET", let range = request.header("Range") {
-            let selection = ByteRangeSelection.select(range: range, length: length, ifRange: request.header("If-Range"), entityTag: tag)
-            if case .partial(let first, let last) = selection {
-                guard let bytes = read(fd, offset: first, count: last - first + 1) else { return .text(500, "read \(path): errno \(errno)") }
-                headers += [("Content-Range", selection.contentRange(length: length) ?? ""), ("Accept-Ranges", "bytes")]
-                return HTTPResponse(status: 206, headers: headers, body: bytes)
-            }
-            if case .unsatisfiable = selection {
-                return HTTPResponse(status: 416, headers: [("Content-Range", selection.contentRange(length: length) ?? "")], body: [])
-            }
-        }
-        guard length <= wholeFileLimit else { return .text(413, "\(length) bytes: ask for byte ranges (Range: bytes=0-…)") }
-        guard let bytes = read(fd, offset: 0, count: length) else { return .text(500, "read \(path): errno \(errno)") }
-        return HTTPResponse(status: 200, headers: headers, body: bytes)
-    }
-
-    private static func read(_ fd: Int32, offset: Int, count: Int) -> [UInt8]? {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { return got == 0 ? Array(bytes[..<done]) : nil }
-            done += got
-        }
-        return bytes
+        return DiskFileAnswer.response(path: store.tsPath(name), contentType: "video/mp2t", download: "\(name).ts")
     }
 }

@@ -44,7 +44,7 @@ final class Connection {
     var outOffset = 0
     var memoryBody: [UInt8] = []
     var memoryOffset = 0
-    var file: MemoryFile?
+    var file: (any SendFileSource)?
     var fileOffset = 0
     var fileEnd = 0
     /// Monotonic nanoseconds: when the head must have arrived, and the last progress.
