@@ -160,11 +160,11 @@ async function search(text) {
     const page = await r.json();
     if (!r.ok) throw new Error(page.error || r.status);
     status.textContent = page.total + (page.total === 1 ? ' match' : ' matches');
-    results.replaceChildren(...page.items.map(item => el('li', null,
+    results.replaceChildren(...(page.fixtures || page.items).map(item => el('li', null,
       el('strong', { text: item.name || item.id }), item.isLive ? ' ' : null, item.isLive ? el('span', { class: 'badge live', text: 'LIVE' }) : null,
       liveChannel(item) ? el('button', { type: 'button', class: 'watch', text: 'Watch live', 'aria-label': 'Watch ' + (item.name || item.id) + ' live',
                                         onclick: () => { play(liveChannel(item)); window.scrollTo(0, 0); } }) : null,
-      el('div', { class: 'meta', text: [item.competition, item.startDate && new Date(item.startDate).toLocaleString(), item.stadium].filter(Boolean).join(' · ') }),
+      el('div', { class: 'meta', text: [item.competition?.name ?? item.competition, item.startDate && new Date(item.startDate).toLocaleString(), item.stadium?.name ?? item.stadium].filter(Boolean).join(' · ') }),
       el('div', null, ...mediaLinks(item)))));
   } catch (e) { status.textContent = 'Search failed: ' + e.message; }
 }

@@ -81,9 +81,12 @@ struct CatalogQueryTests {
         #expect(got == expected)
     }
 
+    /// Without dateField the range is on the end date (StreamPlay's default), the start date for
+    /// a fixture without one: `a` starts 19:45 but ends 21:45, so it is in from 20:00.
     @Test(arguments: [
         ([("dateFrom", "2025-08-01")], ["a", "c", "b"]), ([("dateTo", "2025-08-01")], ["d", "a"]),
-        ([("dateFrom", "2025-08-01T20:00:00Z"), ("dateTo", "2025-08-02")], ["c", "b"]),
+        ([("dateFrom", "2025-08-01T20:00:00Z"), ("dateTo", "2025-08-02")], ["a", "c", "b"]),
+        ([("dateFrom", "2025-08-01T20:00:00Z"), ("dateTo", "2025-08-02"), ("dateField", "start")], ["c", "b"]),
         ([("dateTo", "2025-08-02T14:00:00Z")], ["d", "a", "c", "b"]),
         ([("dateFrom", "2025-08-01"), ("dateField", "end")], ["a"]), ([("dateTo", "2030-01-01"), ("dateField", "endDate")], ["a"]),
     ])

@@ -131,6 +131,10 @@ def main(fixtures, root):
             if name == "feed.json":  # catalog: a query line, then the feed
                 out.put("catalog", b"q=name:like:derby&q1=season:>=:2025&sort=-startDate&limit=5\n" + data[:16_000])
                 out.put("catalog", b"q=startDate:>:2025-08-01T12:00:00+01:00&dateField=end&dateTo=2025-09-01\n" + data[:8_000])
+            if name == "streamplay.json":  # catalog: StreamPlay's query syntax, then its shape of feed
+                out.put("catalog", b"q=(name:*harbour* AND season.id:>=12)&q=(mediaData.drm:true)&:from=2025-08-01&name:sort=name:asc&partner=3001343\n" + data)
+                out.put("catalog", b"q=(( homeTeam.id:101 OR awayTeam.id:101) AND _exists_:location.id)&sport=football&offset=1&limit=2\n" + data)
+                out.put("catalog", b"5001,7001,6001\n" + data)
         elif name.endswith(".ts"):
             packets = data[:len(data) // 188 * 188]
             # 48-packet pieces (small inputs fuzz faster): the start (PAT, PMT, first keyframe)

@@ -11,6 +11,9 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The peer as `address:port` (`[v6]:port` for IPv6), when known.
     public var client: String?
+    /// The request target as sent (`/catalog?q=a&q=b`), for routes that need a repeated query
+    /// name, which `query` keeps once; nil for requests made outside a listener.
+    public var target: String?
     /// What the matched route's pattern captured (`{id}`, a final `*`), set by `HTTPRouter`.
     public var parameters = RouteParameters()
 

@@ -41,7 +41,8 @@ public enum CatalogBatch {
         return queries
     }
 
-    public static func answer(_ queries: [CatalogQuery], in catalog: Catalog, channels: [LiveChannel]) -> JSONValue {
-        .object([("results", .array(queries.map { catalog.search($0, channels: channels).json }))])
+    public static func answer(_ queries: [CatalogQuery], in catalog: Catalog, channels: [LiveChannel],
+                              external: [String: ExternalLive] = [:]) -> JSONValue {
+        .object([("results", .array(queries.map { catalog.search($0, channels: channels, external: external).json }))])
     }
 }

@@ -2,9 +2,11 @@
 /// field's kind so a bad query fails before it runs (as a `CatalogQueryError`, HTTP 400).
 public struct CatalogCondition: Sendable, Equatable, CustomStringConvertible {
     public enum Operator: String, Sendable, CaseIterable {
-        case equals, like, startsWith
+        case equals, like, startsWith, endsWith
         case greater = ">", greaterOrEqual = ">=", less = "<", lessOrEqual = "<="
         case isTrue, isFalse
+        /// The fixture has the field (StreamPlay's `_exists_:field`).
+        case exists
 
         /// Spellings accepted besides the raw value (URL-friendly words).
         static let aliases: [String: Operator] = [
@@ -15,13 +17,13 @@ public struct CatalogCondition: Sendable, Equatable, CustomStringConvertible {
             if let op = Operator(rawValue: name) ?? Self.aliases[name] { self = op } else { return nil }
         }
 
-        var takesValue: Bool { self != .isTrue && self != .isFalse }
+        var takesValue: Bool { self != .isTrue && self != .isFalse && self != .exists }
 
         func applies(to kind: CatalogField.Kind) -> Bool {
             switch self {
-            case .equals: true
-            case .like, .startsWith: kind == .string || kind == .strings
-            case .greater, .greaterOrEqual, .less, .lessOrEqual: kind == .number || kind == .date
+            case .equals, .exists: true
+            case .like, .startsWith, .endsWith: kind == .string || kind == .strings || kind == .identifier
+            case .greater, .greaterOrEqual, .less, .lessOrEqual: kind == .number || kind == .date || kind == .identifier
             case .isTrue, .isFalse: kind == .bool
             }
         }
@@ -65,7 +67,7 @@ public struct CatalogCondition: Sendable, Equatable, CustomStringConvertible {
         guard parts.count == 3 else { throw .badValue(field: field.description, value: "", expected: "a value after \(op.rawValue)") }
         let value = parts[2]
         switch kind {
-        case .string, .strings:
+        case .string, .strings, .identifier:
             return CatalogCondition(field: field, op: op, operand: .text(value))
         case .number:
             guard let number = Double(value), number.isFinite else { throw .badValue(field: field.description, value: value, expected: "a number") }
@@ -86,7 +88,20 @@ public struct CatalogCondition: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether `fixture` satisfies the condition. Missing values never match (except isFalse).
     func matches(_ fixture: Fixture, isLive: Bool) -> Bool {
+        if op == .exists { return fixture.has(field, isLive: isLive) }
         switch (fixture.value(field, isLive: isLive), operand) {
+        case (.identifier(let value?), .text(let wanted)):
+            switch op {
+            case .greater, .greaterOrEqual, .less, .lessOrEqual:
+                let order = Self.order(value, wanted)
+                switch op {
+                case .greater: return order > 0
+                case .greaterOrEqual: return order >= 0
+                case .less: return order < 0
+                default: return order <= 0
+                }
+            default: return Self.compare(value, wanted, op)
+            }
         case (.bool(let flag), .none): return op == .isTrue ? flag : !flag
         case (.bool(let flag), .bool(let wanted)): return flag == wanted
         case (.string(let value?), .text(let wanted)): return Self.compare(value, wanted, op)
@@ -122,7 +137,43 @@ public struct CatalogCondition: Sendable, Equatable, CustomStringConvertible {
         case .equals: value == wanted
         case .like: wanted.isEmpty || value.lowercased().contains(wanted.lowercased())
         case .startsWith: value.lowercased().hasPrefix(wanted.lowercased())
+        case .endsWith: value.lowercased().hasSuffix(wanted.lowercased())
         default: false
         }
+    }
+
+    /// Ids compare as numbers when both are numbers (StreamPlay's integer ids), else as text
+    /// ignoring case: -1, 0 or 1.
+    static func order(_ value: String, _ wanted: String) -> Int {
+        if let x = Double(value), let y = Double(wanted), x.isFinite, y.isFinite { return x < y ? -1 : (x > y ? 1 : 0) }
+        let x = value.lowercased(), y = wanted.lowercased()
+        return x < y ? -1 : (x > y ? 1 : 0)
+    }
+
+    /// One term of StreamPlay's query syntax, as the SDK's `SearchBuilder` writes it inside
+    /// `q=(…)` (StreamPlayRequest.swift / StreamPlayRequest.kt `parameterString`):
+    /// `field:value` (isEqualTo; `true`/`false` on a boolean field: isTrue/isFalse),
+    /// `field:>value` `>=` `<` `<=` (comparisons), `field:*value*` (isLike), `field:value*`
+    /// (startsWith), `field:*value` (endsWith), `_exists_:field`.
+    public static func parse(streamPlay term: String) throws(CatalogQueryError) -> CatalogCondition {
+        let text = String(Substring(term).trimmingSpaces)
+        guard let colon = text.firstIndex(of: ":") else { throw .malformedCondition(text) }
+        let name = String(text[..<colon]), rest = String(text[text.index(after: colon)...])
+        if name == "_exists_" { return try parse("\(Substring(rest).trimmingSpaces):exists") }
+        guard !name.isEmpty else { throw .malformedCondition(text) }
+        for prefix in [">=", "<=", ">", "<"] where rest.hasPrefix(prefix) {
+            return try parse("\(name):\(prefix):\(rest.dropFirst(prefix.count))")
+        }
+        if rest.count >= 2, rest.hasPrefix("*"), rest.hasSuffix("*") { return try parse("\(name):like:\(rest.dropFirst().dropLast())") }
+        if rest.count >= 2, rest.hasSuffix("*") { return try parse("\(name):startsWith:\(rest.dropLast())") }
+        if rest.count >= 2, rest.hasPrefix("*") { return try parse("\(name):endsWith:\(rest.dropFirst())") }
+        if let field = CatalogField.Reference(name), field.field.kind == .bool {
+            switch rest.lowercased() {
+            case "true": return try parse("\(name):isTrue")
+            case "false": return try parse("\(name):isFalse")
+            default: break
+            }
+        }
+        return try parse("\(name):equals:\(rest)")
     }
 }

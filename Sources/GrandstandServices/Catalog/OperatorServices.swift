@@ -10,6 +10,7 @@ import GrandstandServing
 /// `/api/v1/records…`, `/api/v1/timelines…`, `/api/v1/inserts…`.
 public final class OperatorServices: LiveInserts {
     let catalogFeed: CatalogFeed
+    let catalogPoller: CatalogLivePoller
     let catalog: CatalogRoutes
     let recorder: Recorder
     let records: RecordRoutes
@@ -18,7 +19,8 @@ public final class OperatorServices: LiveInserts {
 
     public init(config: GatewayConfig, gateway: Gateway, events: EventLog, clock: any Clock = SystemClock()) {
         catalogFeed = CatalogFeed(settings: config.catalog, events: events, clock: clock)
-        catalog = CatalogRoutes(feed: catalogFeed, gateway: gateway)
+        catalogPoller = CatalogLivePoller(clock: clock)
+        catalog = CatalogRoutes(feed: catalogFeed, gateway: gateway, poller: catalogPoller)
         recorder = Recorder(store: RecordStore(stateDirectory: config.stateDirectory), gateway: gateway, events: events, clock: clock,
                             autoRecord: config.records.autoRecord)
         records = RecordRoutes(recorder: recorder)
@@ -39,20 +41,19 @@ public final class OperatorServices: LiveInserts {
 
     public func start() throws(RuntimeError) {
         try catalogFeed.start()
+        try catalogPoller.start()
         try recorder.start()
     }
 
     public func stop() {
         catalogFeed.stop()
+        catalogPoller.stop()
         recorder.stop()
     }
 
     /// The fan listener's routes of these features (reads only), `/items/ID/…` with a cache.
     public func fanRoutes(cache: CacheFanRoutes?) -> [HTTPRoute] {
-        [
-            HTTPRoute("GET", "/catalog") { [catalog] in catalog.handle($0, rest: "") },
-            HTTPRoute("GET", "/catalog/batch") { [catalog] in catalog.handle($0, rest: "/batch") },
-            HTTPRoute("GET", "/catalog/live") { [catalog] in catalog.handle($0, rest: "/live") },
+        catalog.readRoutes(prefix: "/catalog") + [
             HTTPRoute("GET", "/records.json") { [records] _ in records.fanList() },
             HTTPRoute("GET", "/records/{file}") { [records] in records.fan($0) },
             HTTPRoute("GET", "/timelines.json") { [timelineRoutes] _ in timelineRoutes.fanList() },

@@ -95,8 +95,9 @@ extension EventLoop {
     }
 
     private func dispatch(_ connection: Connection, _ head: HTTP1RequestHead, now: Int64) {
-        let request = HTTPRequest(method: head.method, path: head.path, query: head.query, headers: head.headers,
+        var request = HTTPRequest(method: head.method, path: head.path, query: head.query, headers: head.headers,
                                   body: connection.body, client: connection.client)
+        request.target = head.target
         connection.body = []
         let delivery = EventLoopDelivery(connectionID: connection.id, loop: self)
         connection.phase = .waiting(delivery)
