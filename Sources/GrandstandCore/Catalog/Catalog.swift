@@ -41,7 +41,7 @@ public struct Catalog: Sendable {
             let isLive = live != nil || liveURL != nil
             guard inRange(fixture, query),
                   query.partners.isEmpty || fixture.partnerId.map(query.partners.contains) == true,
-                  sports.isEmpty || fixture.sport.map { sports.contains($0.lowercased()) } == true,
+                  sports.isEmpty || fixture.sport.map({ sports.contains($0.lowercased()) }) == true,
                   query.conditions.allSatisfy({ $0.matches(fixture, isLive: isLive) }),
                   query.anyOf.allSatisfy({ group in group.contains { $0.matches(fixture, isLive: isLive) } }) else { continue }
             matched.append((fixture, live, liveURL))
