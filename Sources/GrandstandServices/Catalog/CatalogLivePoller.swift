@@ -1,6 +1,6 @@
 import GrandstandCore
 import GrandstandRuntime
-import HTTPClient
+import CurlHTTP
 import Synchronization
 
 /// Polls fixtures' external live URLs (a playlist or a StreamPlay isLive endpoint on another
@@ -127,29 +127,29 @@ final class CatalogLivePoller: Sendable {
         }
     }
 
-    /// One poll of `url` with the gateway's HTTP client: the playlist or isLive answer read by
+    /// One poll of `url` with libcurl (`CurlHTTP`: http or https, the system CAs, redirects, the
+    /// whole poll bounded by `timeoutSeconds`): the playlist or isLive answer read by
     /// `ExternalLive.read`, following a master playlist to its first variant once.
     static func poll(_ url: String, timeoutSeconds: Double) -> ExternalLive {
+        var options = CurlOptions()
+        options.connectTimeoutSeconds = timeoutSeconds
+        options.totalTimeoutSeconds = timeoutSeconds
+        options.maxResponseBytes = 1 << 20
+        let client = CurlClient(options)
         var current = url
         for _ in 0..<2 {
-            let target: UploadTarget
-            switch UploadTarget.parse(current) {
-            case .success(let parsed): target = parsed
-            case .failure(let problem): return .failed(code: -1, message: "cannot poll \(current): \(problem)")
-            }
-            var client = HTTPClient(HTTPEndpoint(host: target.host, port: target.port), timeoutSeconds: timeoutSeconds)
-            client.maxResponseBytes = 1 << 20
-            let response: HTTPClientResponse
+            let response: CurlResponse
             do {
-                response = try client.get(target.target, headers: [("Accept", "application/vnd.apple.mpegurl, application/json;q=0.9, */*;q=0.1")])
+                response = try client.perform(CurlRequest(url: current, headers: [("Accept", "application/vnd.apple.mpegurl, application/json;q=0.9, */*;q=0.1")]))
             } catch {
                 return .failed(code: -1, message: "\(current): \(error)")
             }
             switch ExternalLive.read(status: response.status, body: response.body) {
             case .result(let reading): return reading
             case .variant(let reference):
-                guard let next = ExternalLive.resolve(reference, against: current) else {
-                    return .failed(code: -1, message: "\(current): variant \"\(reference)\" is not an http URL")
+                // Relative to the URL that answered (after redirects).
+                guard let next = ExternalLive.resolve(reference, against: response.head.url.isEmpty ? current : response.head.url) else {
+                    return .failed(code: -1, message: "\(current): variant \"\(reference)\" is not an http(s) URL")
                 }
                 current = next
             }
