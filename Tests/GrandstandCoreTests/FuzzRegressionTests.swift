@@ -19,6 +19,21 @@ import TestSupport
         #expect(playlist.hasPrefix("#EXTM3U") && playlist.contains("#EXT-X-START:TIME-OFFSET="))
     }
 
+    /// `catalog`: a fixture whose end date (year 9999, a feed's "no end") came before its start
+    /// date had its refusal text print the date through nanoseconds in an Int64 and trapped.
+    @Test func farFutureCatalogDatesPrint() throws {
+        let date = try #require(CatalogDate.parse("9999-12-31T23:59:59Z"))
+        #expect(date.description == "9999-12-31T23:59:59Z")
+        #expect(try #require(CatalogDate.parse("9999-12-31")).description == "9999-12-31")
+        let feed = #"{"fixtures":[{"id":"f","name":"F","startDate":"9999-12-31T00:00:00Z","endDate":"9000-01-01T00:00:00Z"}]}"#
+        let problem = "\(try CatalogFeedDecoder.decode(Array(feed.utf8)).issues)"
+        #expect(problem.contains("9000-01-01T00:00:00Z is before startDate 9999-12-31T00:00:00Z"), "\(problem)")
+        // The fuzzer's input (query line, then a feed with a fixture in 4050): decodes without a trap.
+        let replay = try Fixtures.bytes("fuzz/catalog-date-overflow.bin")
+        let feedBytes = Array(replay.split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).last ?? [])
+        #expect((try? CatalogFeedDecoder.decode(feedBytes)) != nil)
+    }
+
     /// The far past starts at the oldest segment, the future at HOLD-BACK from the live edge.
     @Test func farMomentsClampToTheWindowEdges() throws {
         let w = window(complete: 25, openParts: 1)

@@ -18,7 +18,8 @@ public struct CatalogDate: Sendable, Equatable, Comparable, CustomStringConverti
     public static func < (lhs: CatalogDate, rhs: CatalogDate) -> Bool { lhs.seconds < rhs.seconds }
 
     public var description: String {
-        let text = RFC3339.format(nanoseconds: Int64(seconds) * 1_000_000_000, fractionDigits: 0)
+        // Whole seconds (a date past 2262 overflows nanoseconds: fuzz artifact catalog-date-overflow).
+        let text = RFC3339.format(seconds: Int64(seconds.isFinite ? min(max(seconds, -1e15), 1e15) : 0))
         return wholeDay ? String(text.prefix(10)) : text
     }
 

@@ -9,6 +9,16 @@ public enum RFC3339 {
         var seconds = nanoseconds / billion
         var fraction = nanoseconds % billion
         if fraction < 0 { fraction += billion; seconds -= 1 }
+        return format(seconds: seconds, fraction: fraction, fractionDigits: fractionDigits)
+    }
+
+    /// Whole `seconds` since the Unix epoch, without a fraction: dates nanoseconds in an Int64
+    /// cannot hold (after 2262, e.g. a feed's "9999-12-31" meaning "no end"), years up to 9999.
+    public static func format(seconds: Int64) -> String {
+        format(seconds: seconds, fraction: 0, fractionDigits: 0)
+    }
+
+    private static func format(seconds: Int64, fraction: Int64, fractionDigits: Int) -> String {
         var days = seconds / 86_400
         var secondOfDay = seconds % 86_400
         if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
