@@ -74,8 +74,7 @@ public struct FanRoutes: Sendable {
     /// The listener's handler: the router (built once here) behind `FanResponse.finish`, which
     /// every answer passes, now or deferred, the router's own 404/405/OPTIONS included.
     public func handler() -> HTTPDeferringHandler {
-        // POST only where a route takes it (fans' item requests, `POST /items`): 405 elsewhere.
-        let router = HTTPRouter(table, acceptedMethods: ["GET", "POST"])
+        let router = HTTPRouter(table, acceptedMethods: ["GET"])
         return { request, responder in
             let finishing = responder.adapting { FanResponse.finish($0, for: request) }
             return router.handle(request, finishing).map { FanResponse.finish($0, for: request) }

@@ -1,5 +1,4 @@
 import GrandstandCore
-import Synchronization
 import HTTPServer
 import GrandstandServing
 #if canImport(Glibc)
@@ -11,35 +10,23 @@ import Glibc
 /// URLs, so a partially cached item plays its first part from the box and the rest from the origin.
 public struct CacheFanRoutes: Sendable {
     public let cache: ContentCache
-    /// `cache.fans`: what fans may request, and the per-client limit on it; nil: no requests.
-    let fans: GatewayConfig.FanRequests?
-    private let limiter: Limiter?
-
-    /// The per-client buckets, shared by every copy of the routes.
-    final class Limiter: Sendable {
-        let buckets: Mutex<FanRequestLimiter>
-        init(_ limiter: FanRequestLimiter) { buckets = Mutex(limiter) }
-    }
 
     /// `/items.json`: the items a fan can fetch (every file stored), newest first:
     /// `{"items":[{id, source, category, state, bytes, files:[{path, size, url}], play}]}` with `play` the
     /// first playlist or else the first file. Origin URLs, headers and tokens stay with the operator.
     func list() -> HTTPResponse {
         let items = cache.items().filter { !$0.files.isEmpty }.sorted { ($0.createdNanoseconds, $0.id) > ($1.createdNanoseconds, $1.id) }
-        let listed = items.map(Self.listing)
+        let listed: [JSONValue] = items.map { item in
+            let files: [JSONValue] = item.files.map { file in
+                .object([("path", .string(file.path)), ("size", .number(Double(file.size))), ("url", .string("/items/\(item.id)/\(file.path)"))])
+            }
+            let play = item.files.first { $0.path.hasSuffix(".m3u8") } ?? item.files.first
+            return .object([("id", .string(item.id)), ("source", .string(item.source.description)), ("category", .string(item.category)), ("state", .string(item.state.rawValue)),
+                            ("bytes", .number(Double(item.storedBytes))), ("files", .array(files)),
+                            ("play", play.map { .string("/items/\(item.id)/\($0.path)") } ?? .null)])
+        }
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-cache")],
                             body: Array((JSONValue.object([("items", .array(listed))]).encoded + "\n").utf8))
-    }
-
-    /// One item as fans see it (no origin URLs, headers or tokens).
-    static func listing(_ item: CacheItem) -> JSONValue {
-        let files: [JSONValue] = item.files.map { file in
-            .object([("path", .string(file.path)), ("size", .number(Double(file.size))), ("url", .string("/items/\(item.id)/\(file.path)"))])
-        }
-        let play = item.files.first { $0.path.hasSuffix(".m3u8") } ?? item.files.first
-        return .object([("id", .string(item.id)), ("source", .string(item.source.description)), ("category", .string(item.category)),
-                        ("state", .string(item.state.rawValue)), ("bytes", .number(Double(item.storedBytes))), ("files", .array(files)),
-                        ("play", play.map { .string("/items/\(item.id)/\($0.path)") } ?? .null)])
     }
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -81,38 +68,7 @@ public struct CacheFanRoutes: Sendable {
         }
     }
 
-    public init(cache: ContentCache, fans: GatewayConfig.FanRequests? = nil) {
+    public init(cache: ContentCache) {
         self.cache = cache
-        self.fans = fans
-        limiter = fans.map { Limiter(FanRequestLimiter(perHour: $0.perClientPerHour)) }
-    }
-
-    /// `POST /items` `{"id", "category"}` from a fan: the item is fetched as if the operator had
-    /// added it (202 with its fan listing entry), when `cache.fans` lets fans request that
-    /// category (else 403) and the client's hourly allowance has a request left (else 429 with
-    /// `Retry-After`). Ids are checked as the management API checks them (400).
-    func request(_ request: HTTPRequest) -> HTTPResponse {
-        guard let fans, let limiter else { return .text(403, "fans cannot request items on this gateway") }
-        guard let document = try? JSONParser.parse(request.body), case .string(let id)? = document["id"], !id.isEmpty,
-              !id.contains("/"), id.utf8.count <= 200, case .string(let category)? = document["category"] else {
-            return .text(400, "expected {\"id\":\"CONTENT-ID\",\"category\":\"CATEGORY\"} (id without slash, at most 200 bytes)")
-        }
-        guard fans.categories.contains(category) else {
-            return .text(403, "fans may request \(fans.categories.joined(separator: ", ")), not \(category)")
-        }
-        let client = request.client ?? "-"
-        if case .limited(let seconds) = limiter.buckets.withLock({ $0.admit(client: client, nowNanoseconds: cache.clock.monotonicNanoseconds()) }) {
-            return HTTPResponse(status: 429, headers: [("Retry-After", String(seconds)), ("Content-Type", "text/plain; charset=utf-8")],
-                                body: Array("too many requests from \(client): try again in \(seconds) s\n".utf8))
-        }
-        var add = ContentCache.AddRequest(id: id)
-        add.category = category
-        do {
-            let item = try cache.add(add)
-            return HTTPResponse(status: 202, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
-                                body: Array((Self.listing(item).encoded + "\n").utf8))
-        } catch {
-            return .text(409, "\(error)")
-        }
     }
 }
