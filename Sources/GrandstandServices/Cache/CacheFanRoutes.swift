@@ -25,8 +25,7 @@ public struct CacheFanRoutes: Sendable {
                             ("bytes", .number(Double(item.storedBytes))), ("files", .array(files)),
                             ("play", play.map { .string("/items/\(item.id)/\($0.path)") } ?? .null)])
         }
-        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-cache")],
-                            body: Array((JSONValue.object([("items", .array(listed))]).encoded + "\n").utf8))
+        return FanListing.response(.object([("items", .array(listed))]))
     }
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {

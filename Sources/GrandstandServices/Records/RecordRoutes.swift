@@ -68,13 +68,7 @@ struct RecordRoutes: Sendable {
     /// first, in the management listing's shape.
     func fanList() -> HTTPResponse {
         let served = recorder.list.filter { $0.state != .recording && $0.bytes > 0 }.reversed().map(Recorder.json)
-        return RecordRoutes.listing(.object([("records", .array(Array(served)))]))
-    }
-
-    /// A fan listing: JSON, revalidated on every load (lists change as recordings end).
-    static func listing(_ document: JSONValue) -> HTTPResponse {
-        HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-cache")],
-                     body: Array((document.encoded + "\n").utf8))
+        return FanListing.response(.object([("records", .array(Array(served)))]))
     }
 
     /// `/records/NAME.ts` or `/records/NAME.m3u8` (`{file}`).

@@ -1,6 +1,7 @@
 import GrandstandCore
 import GrandstandRuntime
 import HTTPServer
+import GrandstandServing
 
 /// Timeline and insert requests (docs/inserts.md "API"). Management: `GET/POST/DELETE
 /// /api/v1/timelines` (delete: `?id=`), `GET/POST/DELETE /api/v1/inserts` (list:
@@ -96,7 +97,7 @@ struct TimelineRoutes: Sendable {
             members += [("clips", .number(Double(record.clips.count))), ("inserts", .number(Double(inserts)))]
             return .object(members)
         }
-        return RecordRoutes.listing(.object([("timelines", .array(timelines))]))
+        return FanListing.response(.object([("timelines", .array(timelines))]))
     }
 
     /// `/timelines/ID.m3u8[?session=S]` (`{file}`).
