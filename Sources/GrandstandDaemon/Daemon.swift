@@ -131,7 +131,7 @@ public final class Daemon {
         managementRoutes.more = healthRoutes.routes + eventRoutes.routes + (cache.map { CacheRoutes(cache: $0).routes } ?? [])
         managementRoutes.statsExtra = WiFiStatus(config: config) { health.snapshot.state.inVenue }.members
         managementRoutes.services = services
-        box.install(fan: FanRoutes(status: report, gateway: gateway, more: services.fanRoutes(cache: cache.map(CacheFanRoutes.init)), inserts: services).handler(),
+        box.install(fan: FanRoutes(status: report, gateway: gateway, more: services.fanRoutes(cache: cache.map { CacheFanRoutes(cache: $0, fans: config.cache?.fans) }), inserts: services).handler(),
                     management: managementRoutes.handler())
         self.managementTable = managementRoutes.table
         self.cache = cache

@@ -95,6 +95,10 @@ public struct CacheItem: Sendable, Equatable {
     /// Sets the state without the machine: only for recovery, which restores or repairs a recorded state.
     public mutating func restore(_ recorded: CacheItemState) { state = recorded }
 
+    /// Whether `id` may name an item on the APIs (management and fans): not empty, no `/` (it is
+    /// a path segment of `/items/ID/…`), at most 200 bytes.
+    public static func acceptsContentID(_ id: String) -> Bool { !id.isEmpty && !id.contains("/") && id.utf8.count <= 200 }
+
     /// Bytes on disk (what counts against the cache size).
     public var storedBytes: Int { files.reduce(0) { $0 + $1.size } }
 

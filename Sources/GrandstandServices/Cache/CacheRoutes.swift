@@ -89,8 +89,8 @@ public struct CacheRoutes: Sendable {
 
     /// `POST /api/v1/items` `{"id":…, "category"?, "prepositionSeconds"?, "headers"?: {…}, "query"?}`.
     private func add(_ request: HTTPRequest) -> HTTPResponse {
-        guard let document = try? JSONParser.parse(request.body), case .string(let id)? = document["id"], !id.isEmpty,
-              !id.contains("/"), id.utf8.count <= 200 else {
+        guard let document = try? JSONParser.parse(request.body), case .string(let id)? = document["id"],
+              CacheItem.acceptsContentID(id) else {
             return .text(400, "$.id: expected {\"id\":\"CONTENT-ID\"} (no slash, at most 200 bytes)")
         }
         var add = ContentCache.AddRequest(id: id)

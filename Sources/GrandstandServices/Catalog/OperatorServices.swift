@@ -59,6 +59,7 @@ public final class OperatorServices: LiveInserts {
             HTTPRoute("GET", "/timelines.json") { [timelineRoutes] _ in timelineRoutes.fanList() },
             HTTPRoute("GET", "/timelines/{file}") { [timelineRoutes] in timelineRoutes.fan($0) },
         ] + (cache.map { cache in [HTTPRoute("GET", "/items.json") { _ in cache.list() },
+                                   HTTPRoute("POST", "/items") { cache.request($0) },
                                    HTTPRoute("GET", "/items/{id}/*") { cache.handle($0) }] } ?? [])
     }
 
