@@ -236,7 +236,7 @@ public final class Daemon {
     private func openCache() -> ContentCache? {
         guard let settings = config.cache else { return nil }
         do {
-            return try ContentCache(settings, clock: clock)
+            return try ContentCache(settings, clock: clock, events: ItemEventRelay(log: events))
         } catch {
             events.record(GatewayEvent(.cacheUnavailable, "content cache in \(settings.directory) unavailable, serving live only: \(error)",
                                        fields: [("DIRECTORY", settings.directory)]))

@@ -5,6 +5,7 @@ import HTTPServer
 import TestSupport
 import Testing
 @testable import GrandstandIngest
+@testable import GrandstandOperations
 @testable import GrandstandServices
 
 /// The management API and the file-channel side (ReceivedFileSink) of the content cache, on a
@@ -109,6 +110,9 @@ import Testing
         #expect(cache.lookup(channelID: "b", path: "f") != nil)
         #expect(cache.lookup(channelID: "c", path: "f") == nil)
         #expect(cache.item(ContentCache.channelItemID("c"))?.state == .discovered)
+        // Fans were told, as the SDK tells an app (CacheItemEvent `evicted`).
+        #expect(cache.events.fans.recentKinds == ["evicted"])
+        #expect(cache.events.fans.recentText.first?.contains(#""id":"file-channel-c","category":"file-channel","state":"discovered""#) == true)
         let tooBig = thrownError(CacheRefusal.self) { try cache.store(Self.received("e", "f", [UInt8](repeating: 0, count: 2 << 20))) }
         #expect(tooBig?.reason.contains("file limit") == true)
     }

@@ -259,7 +259,9 @@ extension ContentCache {
         }
         let partial = partialPath(id, path)
         let download = FileDownload(fetch: fetch, url: url, partialPath: partial, maxBytes: min(policy.maxFileBytes, policy.sizeBytes),
-                                    stop: stop, received: { [self] in recordDownloaded($0) })
+                                    stop: stop, received: { [self] count, bytes, total in
+                                        received(count, id: id, path: path, fileBytes: bytes, fileSize: total ?? size)
+                                    })
         guard case .complete(let received) = try download.run() else { return }
         if let size, received != size {
             unlink(partial)
