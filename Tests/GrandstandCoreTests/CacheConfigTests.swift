@@ -88,6 +88,22 @@ import Testing
         #expect(!text.contains("$.cache.origin.metadataURL"), "https is accepted: \(text)")
     }
 
+    /// The SDK's download policies by name; a bad one names its path and the choices.
+    @Test func downloadPoliciesDecode() throws {
+        let config = try Self.decode(#"{"itemDownloadBehavior":"ThumbnailOnly","autoPurge":false,"maxConcurrentDownloads":64}"#)
+        #expect(config.cache?.policy.itemDownloadBehavior == .thumbnailOnly)
+        #expect(config.cache?.policy.autoPurge == false && config.cache?.policy.maxConcurrentDownloads == 64)
+        let defaults = try #require(try Self.decode("{}").cache?.policy)
+        #expect(defaults.itemDownloadBehavior == .fullAuto && defaults.autoPurge && defaults.maxConcurrentDownloads == nil)
+        let cases = [(#"{"itemDownloadBehavior":"fullauto"}"#, "$.cache.itemDownloadBehavior: \"fullauto\" is not one of FullAuto, ThumbnailOnly, None"),
+                     (#"{"autoPurge":"yes"}"#, "$.cache.autoPurge"),
+                     (#"{"maxConcurrentDownloads":0}"#, "$.cache.maxConcurrentDownloads")]
+        for (section, expected) in cases {
+            let text = "\(thrownConfigError { _ = try Self.decode(section) }.map { "\($0)" } ?? "no error")"
+            #expect(text.contains(expected), "\(section): \(text)")
+        }
+    }
+
     /// `cache.fans`: the categories fans may request and the per-client allowance; bad values by path.
     @Test func fanRequestsDecodeAndBadOnesNameTheirPath() throws {
         let config = try Self.decode(#"{"fans":{"categories":["highlights","interviews"],"perClientPerHour":6}}"#)

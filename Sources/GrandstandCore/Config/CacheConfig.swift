@@ -52,7 +52,8 @@ extension GatewayConfig {
     static func decodeCache(_ root: JSONObjectView, stateDirectory: String, _ reader: inout JSONReader) -> Cache? {
         guard let object = reader.object(root["cache"], at: root.path("cache"),
                                          known: ["directory", "sizeBytes", "maxFileBytes", "maxConcurrentDownloads", "dailyDownloadBytes",
-                                                 "permittedHours", "diskFloorBytes", "origin", "fans"]) else { return nil }
+                                                 "permittedHours", "diskFloorBytes", "origin", "fans", "itemDownloadBehavior",
+                                                 "autoPurge"]) else { return nil }
         var cache = Cache(directory: reader.string(object["directory"], at: object.path("directory")) ?? stateDirectory + "/cache")
         let maxBytes = 1 << 50
         cache.policy.sizeBytes = reader.integer(object["sizeBytes"], at: object.path("sizeBytes"), in: (1 << 20)...maxBytes)
@@ -60,7 +61,16 @@ extension GatewayConfig {
         cache.policy.maxFileBytes = reader.integer(object["maxFileBytes"], at: object.path("maxFileBytes"), in: 1...maxBytes)
             ?? cache.policy.maxFileBytes
         cache.policy.maxConcurrentDownloads = reader.integer(object["maxConcurrentDownloads"], at: object.path("maxConcurrentDownloads"),
-                                                             in: 1...16) ?? cache.policy.maxConcurrentDownloads
+                                                             in: 1...64)
+        if let text = reader.string(object["itemDownloadBehavior"], at: object.path("itemDownloadBehavior")) {
+            if let behavior = CachePolicy.DownloadBehavior(rawValue: text) {
+                cache.policy.itemDownloadBehavior = behavior
+            } else {
+                let names = CachePolicy.DownloadBehavior.allCases.map(\.rawValue).joined(separator: ", ")
+                reader.report(object.path("itemDownloadBehavior"), "\"\(text)\" is not one of \(names)")
+            }
+        }
+        cache.policy.autoPurge = reader.bool(object["autoPurge"], at: object.path("autoPurge")) ?? cache.policy.autoPurge
         cache.policy.dailyDownloadBytes = reader.integer(object["dailyDownloadBytes"], at: object.path("dailyDownloadBytes"), in: 1...maxBytes)
         cache.policy.diskFloorBytes = reader.integer(object["diskFloorBytes"], at: object.path("diskFloorBytes"), in: 0...maxBytes)
             ?? cache.policy.diskFloorBytes

@@ -28,7 +28,8 @@ public struct CacheRoutes: Sendable {
     private func action(_ id: String, _ name: String, _ request: HTTPRequest) -> HTTPResponse {
         switch name {
         case "pause": return act(id) { try cache.pause($0) }
-        case "resume": return act(id) { try cache.resume($0) }
+        // `download`: a discovered item (itemDownloadBehavior None or ThumbnailOnly) downloads.
+        case "resume", "download": return act(id) { try cache.resume($0) }
         case "cancel": return act(id) { try cache.cancel($0) }
         case "lock", "unlock": return act(id) { id in try cache.update(id) { $0.locked = name == "lock" } }
         case "delete-files": return act(id) { id in try cache.deleteFiles(id); return cache.item(id) }
@@ -41,7 +42,7 @@ public struct CacheRoutes: Sendable {
             return act(id) { id in
                 try cache.update(id) { $0.consumption.append(ConsumptionRecord(startPosition: start, endPosition: end, recordedNanoseconds: at)) }
             }
-        default: return .text(404, "no action \(name) (pause, resume, cancel, lock, unlock, delete-files, consumption)")
+        default: return .text(404, "no action \(name) (pause, resume, download, cancel, lock, unlock, delete-files, consumption)")
         }
     }
 
@@ -108,6 +109,7 @@ public struct CacheRoutes: Sendable {
             }
         }
         if case .string(let query)? = document["query"] { add.query = query }
+        if case .bool(let download)? = document["download"] { add.download = download }
         do {
             return .json(try cache.add(add).json.encoded + "\n", status: 202)
         } catch {

@@ -21,6 +21,10 @@ public final class ContentCache: ReceivedFileSink, Sendable {
         /// Last access per item since its last record (kept in memory: a lookup must not write).
         var accessed: [String: Int64] = [:]
         var tokens: [String: OriginFetch] = [:]
+        /// Items asked to download whatever `itemDownloadBehavior` says (fans' requests, a
+        /// POST with `download`), until their metadata arrives. In memory: after a restart an
+        /// item still waiting for its metadata follows the behavior.
+        var requested: Set<String> = []
         var progress = CacheProgressThrottle()
         /// Item events of the change under way, sent once the lock is released (`changing`).
         var pending: [CacheItemEvent] = []
@@ -43,6 +47,9 @@ public final class ContentCache: ReceivedFileSink, Sendable {
             let items = store.items.values.map(withAccess)
             guard let victims = CacheEviction.plan(items, limit: policy.sizeBytes, incoming: bytes, keep: keep) else {
                 throw CacheRefusal(reason: "no room for \(bytes) bytes: the rest of the cache is locked")
+            }
+            guard victims.isEmpty || policy.autoPurge else {
+                throw CacheRefusal(reason: "no room for \(bytes) bytes and autoPurge is off (nothing is evicted)")
             }
             for id in victims {
                 let before = store.items[id]
@@ -246,7 +253,8 @@ public final class ContentCache: ReceivedFileSink, Sendable {
             ("downloadsAllowed", .bool(blocks.isEmpty)), ("blocked", .array(blocks.map { .string($0.rawValue) })),
             ("sizeBytes", .number(Double(policy.sizeBytes))), ("usedBytes", .number(Double(usage.storedBytes))),
             ("maxFileBytes", .number(Double(policy.maxFileBytes))),
-            ("maxConcurrentDownloads", .number(Double(policy.maxConcurrentDownloads))),
+            ("maxConcurrentDownloads", policy.maxConcurrentDownloads.map { .number(Double($0)) } ?? .null),
+            ("itemDownloadBehavior", .string(policy.itemDownloadBehavior.rawValue)), ("autoPurge", .bool(policy.autoPurge)),
             ("activeDownloads", .number(Double(usage.activeDownloads))),
             ("dailyDownloadBytes", policy.dailyDownloadBytes.map { .number(Double($0)) } ?? .null),
             ("downloadedTodayBytes", .number(Double(usage.downloadedTodayBytes))),

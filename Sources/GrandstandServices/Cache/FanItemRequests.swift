@@ -36,6 +36,7 @@ extension CacheFanRoutes {
         }
         var add = ContentCache.AddRequest(id: id)
         add.category = category
+        add.download = true   // a fan's request is the app's "download this": whatever itemDownloadBehavior says
         do {
             let item = try cache.add(add)
             return HTTPResponse(status: 202, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],

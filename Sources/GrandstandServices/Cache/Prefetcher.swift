@@ -36,6 +36,8 @@ extension ContentCache {
         var prepositionSeconds: Double?
         var headers: [String: String] = [:]
         var query: String?
+        /// Download once discovered even when `itemDownloadBehavior` is None or ThumbnailOnly.
+        var download = false
     }
 
     /// Adds (or re-adds a deleted or failed) item by content id; it waits for its metadata.
@@ -49,10 +51,17 @@ extension ContentCache {
         item.originHeaders = request.headers
         item.originQuery = request.query
         if let existing = self.item(request.id), existing.state != .deleted, existing.state != .failed {
+            // Asked to download: an item waiting discovered (None, ThumbnailOnly) starts now.
+            guard request.download else { return existing }
+            if existing.state == .discovered { return try resume(request.id) ?? existing }
+            _ = withState { $0.requested.insert(request.id) }
             return existing
         }
         if self.item(request.id) != nil { try deleteFiles(request.id, tombstone: true) }
-        lockedTokens { $0[request.id] = fetch }   // before the item exists: the scheduler may start it at once
+        withState { state in   // before the item exists: the scheduler may start it at once
+            state.tokens[request.id] = fetch
+            if request.download { state.requested.insert(request.id) } else { state.requested.remove(request.id) }
+        }
         try insert(item)
         schedule()
         return item
@@ -68,8 +77,9 @@ extension ContentCache {
             .sorted { ($0.createdNanoseconds, $0.id) < ($1.createdNanoseconds, $1.id) }
         for item in waiting {
             let running = withState { $0.downloads.count }
-            if item.state == .metadataNotReceived || (blocks.isEmpty && running < policy.maxConcurrentDownloads) {
-                guard running < policy.maxConcurrentDownloads else { return }
+            let limit = policy.maxConcurrentDownloads ?? .max
+            if item.state == .metadataNotReceived || (blocks.isEmpty && running < limit) {
+                guard running < limit else { return }
                 launch(item.id)
             } else if item.state == .queued, !blocks.isEmpty {
                 _ = try? update(item.id) { try $0.move(to: .idle) }
@@ -144,24 +154,36 @@ extension ContentCache {
         }
         fetch.clock = clock
         let stop = control.signal
+        // A newly discovered item follows itemDownloadBehavior unless asked to download; one
+        // queued by a request (resume, download) downloads.
+        let fresh = item(id)?.state == .metadataNotReceived
         do {
             var metadata = try loadMetadata(id, fetch: fetch, stop: stop)
             guard !stop.isRaised else { return settle(id, control) }
             let master = metadata.hls.map { fetch.resolve($0, fetch.origin.mediaBaseURL ?? metadata.url) }
+            let asked = withState { $0.requested.remove(id) != nil }
+            let behavior = fresh && !asked ? policy.itemDownloadBehavior : .fullAuto
             try update(id) { item in
                 if item.state == .metadataNotReceived { try item.move(to: .discovered) }
-                if item.state == .discovered { try item.move(to: .queued) }
+                if item.state == .discovered, behavior == .fullAuto { try item.move(to: .queued) }
                 if item.category.isEmpty, let category = metadata.category { item.category = category }
                 item.expectedBytes = metadata.totalBytes
                 item.originURL = master
             }
             let blocks = policy.blocks(usage(), nowSeconds: now() / 1_000_000_000).filter { $0 != .concurrencyLimit }
+            guard behavior == .fullAuto else {
+                // Waits discovered for a request; ThumbnailOnly fetches the thumbnail meanwhile.
+                if behavior == .thumbnailOnly, blocks.isEmpty, let thumbnail = metadata.thumbnail {
+                    _ = try downloadFiles(id, [thumbnail], fetch: fetch, stop: stop)
+                }
+                return
+            }
             guard blocks.isEmpty else {
                 try update(id) { try $0.move(to: .idle) }
                 return
             }
             try update(id) { try $0.move(to: .downloading) }
-            var complete = try downloadFiles(id, metadata.files, fetch: fetch, stop: stop)
+            var complete = try downloadFiles(id, (metadata.thumbnail.map { [$0] } ?? []) + metadata.files, fetch: fetch, stop: stop)
             if let master {
                 let seconds = item(id)?.prepositionSeconds
                 complete = try downloadHLS(id, master: master, seconds: seconds, fetch: fetch, stop: stop) && complete
