@@ -62,9 +62,10 @@ public struct FanRoutes: Sendable {
             }),
             HTTPRoute(["GET"], "/channels/{id}/break/{insert}/{segment}", deferring: { request, responder in
                 video(request) { channel, now in
-                    inserts?.breakResource(request.parameters["id"] ?? "", insert: request.parameters["insert"] ?? "",
-                                           name: request.parameters["segment"] ?? "", channel: channel, responder: responder, now: now)
-                        ?? .text(404, "no such break")
+                    // Nil from the inserts: held until the live part exists (answered through `responder`).
+                    guard let inserts else { return .text(404, "no such break") }
+                    return inserts.breakResource(request.parameters["id"] ?? "", insert: request.parameters["insert"] ?? "",
+                                                 name: request.parameters["segment"] ?? "", channel: channel, responder: responder, now: now)
                 }
             }),
             HTTPRoute(["GET"], "/channels/{id}/{segment}", deferring: { request, responder in

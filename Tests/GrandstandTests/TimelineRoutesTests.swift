@@ -268,6 +268,17 @@ import Testing
         let anchor = try #require(feed.gateway.videoChannel("cam")?.breakPoint?.segment)
         _ = try box.fan.get("/channels/cam/live.m3u8")
         let count = feed.segments
+        // The break's first part, asked for before it exists (the preload hint), is held until
+        // the live part is published and then answered with the insert's first frames.
+        let held = Held(), fanPort = box.fanPort
+        Thread.detachNewThread {
+            held.response = try? HTTPClient(HTTPEndpoint(host: "127.0.0.1", port: fanPort)).get("/channels/cam/break/ad/seg\(anchor).0.m4s")
+            held.done.signal()
+        }
+        let channel = try #require(feed.gateway.videoChannel("cam"))
+        try waitFor("the break part's request held", timeout: 10) {
+            channel.summary.statistics.contains { $0.0 == "hls_blocked_requests" && $0.1 > 0 }
+        }
         // While the break plays, its parts are listed under it (the first one independent).
         feed.run { feed.segments >= count + 1 }
         let during = try box.fan.get("/channels/cam/live.m3u8").text
@@ -289,12 +300,16 @@ import Testing
         let resumed = try #require(lines[back...].first { $0.hasPrefix("seg") && $0.hasSuffix(".m4s") })
         #expect(resumed == "seg\(anchor + breakSegments.count).m4s")
 
+        #expect(held.done.wait(timeout: .now() + 10) == .success)
+        #expect(held.response?.status == 200, "\(held.response?.text ?? "no answer")")
+        let heldSpan = try FragmentReader.span((held.response?.body ?? [])[...], track: 1)
+
         // Decode times run on: the break starts where the live segment before it ended.
         let previous = try box.fan.get("/channels/cam/seg\(anchor - 1).m4s").body
         let first = try box.fan.get("/channels/cam/break/ad/seg\(anchor).m4s").body
         let end = try #require(try FragmentReader.span(previous[...], track: 1))
         let begin = try #require(try FragmentReader.span(first[...], track: 1))
-        #expect(begin.start == end.start + end.duration)
+        #expect(begin.start == end.start + end.duration && heldSpan?.start == begin.start)
 
         // The break's frames are the insert's: ffmpeg decodes both to the same pictures.
         var breakFile = try box.fan.get("/channels/cam/break/ad/init.mp4").body
@@ -322,6 +337,11 @@ import Testing
         #expect(try box.call("DELETE", "/api/v1/inserts?id=ad").status == 204)
         #expect(!(try box.fan.get("/channels/cam/live.m3u8").text.contains("break/")))
         #expect(try box.fan.get("/channels/cam/break/ad/init.mp4").status == 404)
+    }
+
+    final class Held: @unchecked Sendable {
+        var response: HTTPClientResponse?
+        let done = DispatchSemaphore(value: 0)
     }
 
     /// The MD5 of every decoded picture of `bytes` (a media file), in order.
