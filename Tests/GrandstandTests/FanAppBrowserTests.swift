@@ -135,7 +135,7 @@ import Testing
     /// break's header and chunks, plays through the insert and on into the channel's own media
     /// with the latency it had (the break replaces the live media in place), no page error.
     @Test func fanAppPlaysThroughALiveBreakInChromium() throws {
-        guard let result = try Self.drive(name: "break", demo: ["--channels", "1", "--drop-rate", "0", "--record", "4", "--part-seconds", "0.4"],
+        guard let result = try Self.drive(name: "break", demo: ["--channels", "1", "--drop-rate", "0", "--record", "7", "--part-seconds", "0.4"],
                                           driver: ["--scenario", "break", "--management", "http://\(Self.management)"], timeout: 180) else { return }
         let found = result["break"]
         #expect(found?["insert_status"]?.number == 201, "\(result.encoded)")
