@@ -160,28 +160,12 @@ import Testing
 
     @Test func aWallClockInsertIsSplicedIntoTheTSLivePlaylist() throws {
         let box = try Box()
-        let channel = Channel(id: "cam", name: "Cam", kind: .video, group: nil, port: 5000, fec: .none, origin: .config)
-        let gateway = box.daemon.gateway
-        gateway.handle([.channelsChanged([.added(channel)])])
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: SendEndToEndTests.sample)))
-        var offset = 0, time: Int64 = 1_700_000_000_000_000_000
-        func feed(until condition: () -> Bool) {
-            while offset < bytes.count, !condition() {
-                let end = min(offset + 7 * 188, bytes.count)
-                gateway.handle([.transportStream(channelID: "cam", packets: bytes[offset..<end], timestampNanoseconds: time)])
-                offset = end
-                time += 11_680_000   // the sample's pace (20 s in 1713 datagrams): coherent program date-times
-            }
-        }
-        func segments() -> Int { gateway.videoChannel("cam")?.summary.segments ?? 0 }
-        feed { segments() >= 2 }
+        let feed = try LiveFeed(box)
+        feed.run { feed.segments >= 2 }
         let before = try box.fan.get("/channels/cam/live-ts.m3u8").text
         #expect(before.contains("#EXT-X-PART"))
         // Just after the newest complete segment's start: the break goes before the next one.
-        let dates = before.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-PROGRAM-DATE-TIME:") }
-            .compactMap { CatalogDate.parse(String($0.dropFirst(25)))?.seconds }
-        let newest = try #require(dates.dropLast().last)   // the last one is the open segment's
-        let at = RFC3339.format(nanoseconds: Int64((newest + 0.5) * 1000) * 1_000_000, fractionDigits: 3)
+        let at = try LiveFeed.dateAfterNewestSegment(before)
         let wrong = try box.call("POST", "/api/v1/inserts", #"{"id":"ad","channel":"cam","position":"preRoll","clip":{"item":"vod"}}"#)
         #expect(try box.paths(wrong) == ["$.position"])
         // An insert whose time has not come changes nothing: the channel stays LL-HLS.
@@ -192,8 +176,8 @@ import Testing
         let added = try box.call("POST", "/api/v1/inserts", #"{"id":"ad","channel":"cam","position":"wallClock","at":"\#(at)","clip":{"item":"vod","end":2}}"#)
         #expect(added.status == 201, "\(added.text)")
 
-        let count = segments()
-        feed { segments() >= count + 2 }
+        let count = feed.segments
+        feed.run { feed.segments >= count + 2 }
         let live = try box.fan.get("/channels/cam/live-ts.m3u8")
         #expect(live.status == 200)
         let lines = live.text.split(separator: "\n").map(String.init)
@@ -208,11 +192,7 @@ import Testing
         #expect(!live.text.contains("#EXT-X-PART") && !live.text.contains("PRELOAD-HINT"))
 
         // A player reads the spliced live playlist from its start, insert included.
-        let probe = try RecordTests.tool("/usr/bin/ffprobe", ["-v", "error", "-live_start_index", "0", "-read_intervals", "%+#120",
-                                                              "-count_packets", "-select_streams", "v:0", "-show_entries", "stream=nb_read_packets",
-                                                              "-of", "csv=p=0", "http://127.0.0.1:\(box.fanPort)/channels/cam/live-ts.m3u8"], timeout: 60)
-        #expect(probe.status == 0, "\(probe.stderr)")
-        #expect(CacheHLSTests.frameCount(probe.stdout) == 120, "\(probe.stdout) \(probe.stderr)")
+        try Self.expectFramesFromStart("http://127.0.0.1:\(box.fanPort)/channels/cam/live-ts.m3u8")
 
         // Deleting the insert gives the channel its own playlist back.
         #expect(try box.call("DELETE", "/api/v1/inserts?id=ad").status == 204)
@@ -327,16 +307,21 @@ import Testing
         #expect(try box.fan.get("/channels/cam/break/ad/seg\(anchor + breakSegments.count).m4s").status == 404)
 
         // A player reads the live playlist from its start, break included.
-        let probe = try RecordTests.tool("/usr/bin/ffprobe", ["-v", "error", "-live_start_index", "0", "-read_intervals", "%+#120",
-                                                              "-count_packets", "-select_streams", "v:0", "-show_entries", "stream=nb_read_packets",
-                                                              "-of", "csv=p=0", "http://127.0.0.1:\(box.fanPort)/channels/cam/live.m3u8"], timeout: 60)
-        #expect(probe.status == 0, "\(probe.stderr)")
-        #expect(CacheHLSTests.frameCount(probe.stdout) == 120, "\(probe.stdout) \(probe.stderr)")
+        try Self.expectFramesFromStart("http://127.0.0.1:\(box.fanPort)/channels/cam/live.m3u8")
 
         // Deleting the insert gives the channel its own playlist back.
         #expect(try box.call("DELETE", "/api/v1/inserts?id=ad").status == 204)
         #expect(!(try box.fan.get("/channels/cam/live.m3u8").text.contains("break/")))
         #expect(try box.fan.get("/channels/cam/break/ad/init.mp4").status == 404)
+    }
+
+    /// ffprobe reads 120 video frames of live playlist `url` from its first segment on.
+    static func expectFramesFromStart(_ url: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let probe = try RecordTests.tool("/usr/bin/ffprobe", ["-v", "error", "-live_start_index", "0", "-read_intervals", "%+#120",
+                                                              "-count_packets", "-select_streams", "v:0", "-show_entries", "stream=nb_read_packets",
+                                                              "-of", "csv=p=0", url], timeout: 60)
+        #expect(probe.status == 0, "\(probe.stderr)", sourceLocation: sourceLocation)
+        #expect(CacheHLSTests.frameCount(probe.stdout) == 120, "\(probe.stdout) \(probe.stderr)", sourceLocation: sourceLocation)
     }
 
     final class Held: @unchecked Sendable {
