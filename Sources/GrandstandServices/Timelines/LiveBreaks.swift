@@ -52,10 +52,15 @@ final class LiveBreaks: Sendable {
     /// is (nothing due, all missed) or one due cannot be CMAF (the TS splice answers instead).
     func playlist(_ id: String, channel: VideoChannel, now: Int64) -> (@Sendable (HTTPResponse) -> HTTPResponse)? {
         let breaks = timelines.liveBreaks(id)
+        // Most channels have no inserts: nothing more to do on their every request.
+        guard !breaks.isEmpty else {
+            channels.withLock { _ = $0.removeValue(forKey: id) }
+            return nil
+        }
         let point = channel.breakPoint
         let ready = channels.withLock { channels -> Bool in
             var state = channels[id].flatMap { $0.instance == ObjectIdentifier(channel) ? $0 : nil } ?? Channel(instance: ObjectIdentifier(channel))
-            defer { channels[id] = breaks.isEmpty ? nil : state }
+            defer { channels[id] = state }
             state.entries = state.entries.filter { entry in breaks.contains { $0.id == entry.key } }
             state.failed = state.failed.filter { entry in breaks.contains { $0.id == entry.key } }
             for item in breaks where state.entries[item.id] == nil && !state.missed.contains(item.id) && state.failed[item.id] == nil {
