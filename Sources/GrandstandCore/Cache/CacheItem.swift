@@ -65,6 +65,8 @@ public struct CacheItem: Sendable, Equatable {
     public var originURL: String?
     /// Seconds of an HLS item to pre-position (nil: all of it).
     public var prepositionSeconds: Double?
+    /// Which variants of an HLS item are downloaded (nil: all).
+    public var quality: VariantChoice?
     public var locked = false
     public var createdNanoseconds: Int64
     public var lastAccessNanoseconds: Int64

@@ -46,6 +46,7 @@ public struct CacheFanRoutes: Sendable {
            let playlist = VODPlaylist(String(decoding: bytes, as: UTF8.self)) {
             let playlistURL = OriginURL.resolve(path, against: master)
             let text = playlist.rewritten { uri in
+                guard !OriginURL.isForeign(uri) else { return uri }
                 let absolute = OriginURL.resolve(uri, against: playlistURL)
                 let local = OriginURL.localPath(absolute, root: master)
                 return item.file(local) != nil ? "/items/\(id)/\(local)" : absolute

@@ -88,7 +88,7 @@ public struct CacheRoutes: Sendable {
         return .json(JSONValue.object([("items", .array(items.map(\.json)))]).encoded + "\n")
     }
 
-    /// `POST /api/v1/items` `{"id":…, "category"?, "prepositionSeconds"?, "headers"?: {…}, "query"?}`.
+    /// `POST /api/v1/items` `{"id":…, "category"?, "prepositionSeconds"?, "quality"?, "headers"?: {…}, "query"?}`.
     private func add(_ request: HTTPRequest) -> HTTPResponse {
         guard let document = try? JSONParser.parse(request.body), case .string(let id)? = document["id"],
               CacheItem.acceptsContentID(id) else {
@@ -99,6 +99,10 @@ public struct CacheRoutes: Sendable {
         if case .number(let seconds)? = document["prepositionSeconds"] {
             guard seconds > 0 else { return .text(400, "$.prepositionSeconds: expected a positive number of seconds") }
             add.prepositionSeconds = seconds
+        }
+        if let quality = document["quality"] {
+            guard let choice = VariantChoice.parse(quality) else { return .text(400, "$.quality: " + VariantChoice.expected) }
+            add.quality = choice
         }
         if case .object(let headers)? = document["headers"] {
             for (name, value) in headers {
