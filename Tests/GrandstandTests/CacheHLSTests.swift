@@ -19,6 +19,12 @@ import Testing
         return Daemon(config: config, board: nil)
     }
 
+    /// `POST /api/v1/items` with `body` on the management listener at `port`; the status.
+    static func addItem(_ port: UInt16, _ body: String) throws -> Int {
+        try RawHTTPClient(port: port).send(Array(("POST /api/v1/items HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer secret\r\n" +
+                                                  "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body).utf8)).status
+    }
+
     /// ffprobe's `nb_read_frames` line (its warnings share the output).
     static func frameCount(_ output: String) -> Int? {
         output.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.last
@@ -33,11 +39,7 @@ import Testing
         defer { daemon.stop(); daemon.cache?.removeDirectory() }
         let cache = try #require(daemon.cache)
         let status = try #require(daemon.status)
-        let management = RawHTTPClient(port: status.management.port)
-        let body = "{\"id\":\"vod\",\"prepositionSeconds\":2.0}"
-        let added = try management.send(Array(("POST /api/v1/items HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer secret\r\n" +
-                                                "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body).utf8))
-        #expect(added.status == 202)
+        #expect(try Self.addItem(status.management.port, "{\"id\":\"vod\",\"prepositionSeconds\":2.0}") == 202)
         let item = try cache.waitForItem("vod", [.partiallyCached, .cached, .failed])
         #expect(item.state == .partiallyCached, "\(item.errorDetail ?? "")")
         #expect(Set(item.files.map(\.path)) == ["metadata.json", "master.m3u8", "v0/index.m3u8", "v0/seg0.ts", "v0/seg1.ts"])
@@ -100,11 +102,7 @@ import Testing
         defer { daemon.stop(); daemon.cache?.removeDirectory() }
         let cache = try #require(daemon.cache)
         let status = try #require(daemon.status)
-        let management = RawHTTPClient(port: status.management.port)
-        func add(_ body: String) throws -> Int {
-            try management.send(Array(("POST /api/v1/items HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer secret\r\n" +
-                                       "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body).utf8)).status
-        }
+        let add = { (body: String) in try Self.addItem(status.management.port, body) }
         #expect(try add("{\"id\":\"bad\",\"quality\":\"best\"}") == 400)
         #expect(try add("{\"id\":\"bad\",\"quality\":{\"maxHeight\":-1}}") == 400)
         #expect(try add("{\"id\":\"game\",\"quality\":\(quality.hasPrefix("{") ? quality : "\"" + quality + "\"")}") == 202)
