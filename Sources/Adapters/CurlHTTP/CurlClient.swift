@@ -113,6 +113,7 @@ public struct CurlClient: Sendable {
         set("follow", gs_curl_set_long(easy, CURLOPT_FOLLOWLOCATION, options.maxRedirects > 0 ? 1 : 0))
         set("max redirects", gs_curl_set_long(easy, CURLOPT_MAXREDIRS, max(0, options.maxRedirects)))
         set("user agent", gs_curl_set_string(easy, CURLOPT_USERAGENT, options.userAgent))
+        if options.pathAsIs { set("path as is", gs_curl_set_long(easy, CURLOPT_PATH_AS_IS, 1)) }
         set("connect timeout", gs_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeoutSeconds)))
         if let total = options.totalTimeoutSeconds {
             set("timeout", gs_curl_set_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(total)))

@@ -32,6 +32,9 @@ public struct CurlOptions: Sendable, Equatable {
     /// Host-to-address overrides in libcurl's form (`HOST:PORT:ADDRESS`), like curl's `--resolve`.
     public var resolve: [String] = []
     public var userAgent = "grandstand"
+    /// Send the path exactly as given (no `/../` squashing: libcurl's CURLOPT_PATH_AS_IS), for a
+    /// client that must reach the server with what it was handed (the management CLI, tests).
+    public var pathAsIs = false
 
     public init() {}
 }
