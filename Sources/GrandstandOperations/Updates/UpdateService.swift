@@ -50,6 +50,9 @@ public final class UpdateService: Sendable {
     private let state: Mutex<Status>
     private let commit: Mutex<SlotCommit>
     private let thread = Mutex<ServiceThread?>(nil)
+    /// When to ask for the reboot after an install (a few seconds: clients read the result first).
+    private let rebootAt = Mutex<Int64?>(nil)
+    static let rebootDelayNanoseconds: Int64 = 3_000_000_000
 
     /// `recordPath`: the install record on the data partition (`stateDirectory/update.json`).
     public init(config: GatewayConfig, updater: any SlotUpdater, events: EventLog, clock: any Clock,
@@ -109,8 +112,16 @@ public final class UpdateService: Sendable {
         while !stop.isRaised {
             let installing = state.withLock { $0.phase == "installing" }
             if installing { pollInstall() } else { refreshSlots() }
+            if let at = rebootAt.withLock({ $0 }), clock.monotonicNanoseconds() >= at {
+                rebootAt.withLock { $0 = nil }
+                requestReboot()
+            }
             decideCommit()
-            _ = clock.wait(nanoseconds: installing ? 1_000_000_000 : pollNanoseconds, or: stop)
+            // Once the booted slot is good only a new install needs us: RAUC is asked (and runs
+            // grub-editenv) every six polls then.
+            let settled = state.withLock { status in status.slots.first { $0.state == "booted" }?.bootStatus == "good" }
+            let soon = installing || rebootAt.withLock { $0 } != nil
+            _ = clock.wait(nanoseconds: soon ? 1_000_000_000 : settled ? 6 * pollNanoseconds : pollNanoseconds, or: stop)
         }
     }
 
@@ -141,7 +152,7 @@ public final class UpdateService: Sendable {
                                        fields: [("SLOT", target.name), ("VERSION", record.version), ("FROM", booted.name)]))
             finish(result: "installed", message: "written to \(target.name); \(reboot ? "rebooting" : "reboot to run it")",
                    version: record.version)
-            if reboot { requestReboot() }
+            if reboot { rebootAt.withLock { $0 = clock.monotonicNanoseconds() + Self.rebootDelayNanoseconds } }
         } catch {
             state.withLock { $0.error = "\(error)" }
         }
