@@ -41,6 +41,12 @@ struct UpdateServiceTests {
         "/tmp/grandstand-update-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json"
     }
 
+    static func write(_ record: UpdateRecord, to path: String) {
+        let file = fopen(path, "w")
+        fputs(record.json.encoded, file)
+        fclose(file)
+    }
+
     /// Steps the clock a second at a time until `done` or `seconds` have passed.
     static func step(_ clock: ManualClock, seconds: Int, until done: () -> Bool) -> Int {
         for elapsed in 0..<seconds {
@@ -55,9 +61,7 @@ struct UpdateServiceTests {
         let clock = ManualClock(), events = EventLog(stderrOnly: true), fake = FakeRAUC(booted: "rootfs.1", bootedGood: false)
         let path = Self.recordPath()
         defer { unlink(path) }
-        _ = UpdateRecord(slot: "rootfs.1", version: "2", from: "rootfs.0", installedAt: 0).json.encoded.withCString { text in
-            let f = fopen(path, "w"); fputs(text, f); fclose(f)
-        }
+        Self.write(UpdateRecord(slot: "rootfs.1", version: "2", from: "rootfs.0", installedAt: 0), to: path)
         let service = UpdateService(config: try Self.config(#"{"markGoodAfterSeconds":30,"rollbackAfterSeconds":300}"#),
                                     updater: fake, events: events, clock: clock, recordPath: path, pollSeconds: 1,
                                     health: { ServiceState(reasons: .noChannels) }, requestReboot: { Issue.record("no reboot expected") })
@@ -90,9 +94,7 @@ struct UpdateServiceTests {
         let clock = ManualClock(), events = EventLog(stderrOnly: true), fake = FakeRAUC(booted: "rootfs.1", bootedGood: true)
         let path = Self.recordPath()
         defer { unlink(path) }
-        _ = UpdateRecord(slot: "rootfs.0", version: "3", from: "rootfs.1", installedAt: 0).json.encoded.withCString { text in
-            let f = fopen(path, "w"); fputs(text, f); fclose(f)
-        }
+        Self.write(UpdateRecord(slot: "rootfs.0", version: "3", from: "rootfs.1", installedAt: 0), to: path)
         let service = UpdateService(config: try Self.config("{}"), updater: fake, events: events, clock: clock, recordPath: path,
                                     health: { ServiceState(reasons: []) }, requestReboot: {})
         try service.start()

@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2034,SC2154 # sourced by tools/image/build.sh: it sets board_dir, reads ROOT_PARTUUID
 # The qemu-virt image's layout, sourced by tools/image/build.sh (the functions and variables it
 # offers: tools/image/README.md). A/B for RAUC (docs/updates.md, docs/flashing.md), GPT:
-#   1 esp       FAT32 EFI system partition: GRUB (EFI/BOOT/BOOTAA64.EFI), grub.cfg, grubenv
+#   1 esp       FAT32 EFI system partition (64 MiB: the smallest size FAT32 allows with 512-byte clusters): GRUB (EFI/BOOT/BOOTAA64.EFI), grub.cfg, grubenv
 #   2 rootfs.0  slot A, the root filesystem (its own /vmlinuz and /initrd.img)
 #   3 rootfs.1  slot B, empty until the first update (ROOT_SLOT_MIB)
 #   4 data      ext4 mounted on /var/lib/grandstand, kept across updates; grown at first boot
@@ -9,7 +9,7 @@
 # ${IMG%.img}.rootfs.ext4 is left beside the image: `make bundle` packs it (tools/update/bundle.sh).
 ROOT_SLOT_MIB=${ROOT_SLOT_MIB:-1536}
 DATA_MIB=256
-ESP_MIB=32
+ESP_MIB=64
 ROOT_IN_FSTAB=no   # the slot's filesystem goes into either partition; root= is GRUB's
 
 layout_ids() {
