@@ -63,12 +63,17 @@ def reboot_and_wait(ctx, timeout=240):
 
 
 def wait_active(ctx, timeout):
+    # The agent starts in sysinit: the data partition (the token) and the daemon come later.
     deadline = time.monotonic() + timeout
+    last = None
     while time.monotonic() < deadline:
-        if mgmt(ctx, "GET", "/api/v1/update")[0] == 200:
-            return
+        try:
+            if mgmt(ctx, "GET", "/api/v1/update")[0] == 200:
+                return
+        except CheckFailed as error:
+            last = error
         time.sleep(1)
-    raise CheckFailed(f"grandstand not answering {timeout} s after boot:\n{ctx.unit_log()}")
+    raise CheckFailed(f"grandstand not answering {timeout} s after boot ({last}):\n{ctx.unit_log()}")
 
 
 def install(ctx, name, *, expect_ok=True, timeout=900):
@@ -143,7 +148,8 @@ def update_refused(ctx):
         expect(not result.ok, f"the {name} bundle was installed:\n{result.output}")
         expect(any(w.lower() in result.output.lower() for w in words),
                f"the {name} bundle's refusal names none of {words}:\n{result.output}")
-        ctx.facts[f"refused-{name}"] = result.output.strip().splitlines()[-1][:200]
+        ctx.facts[f"refused-{name}"] = next((line for line in result.output.splitlines() if "refused" in line),
+                                            result.output.strip())[:240]
         status = update_status(ctx)
         expect(status["last"]["result"] == "failed", f"last result after the {name} bundle: {status['last']}")
     after = grubenv(ctx)
