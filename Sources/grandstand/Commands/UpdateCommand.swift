@@ -32,14 +32,14 @@ struct UpdateCommand: ParsableCommand {
                 let body = JSONValue.object([("source", .string(location)), ("reboot", .bool(reboot))]).encoded
                 _ = try management.call("/api/v1/update", method: "POST", body: Array(body.utf8))
                 print("installing \(location)")
-                fflush(stdout)
+                fflush(nil)
                 guard !noWait else { return }
                 let deadline = Double(time(nil)) + installTimeout
                 var shown = ""
                 while Double(time(nil)) < deadline {
                     let status = try management.client().document("/api/v1/update")
                     let step = Self.progressLine(status)
-                    if step != shown { print(step); fflush(stdout); shown = step }
+                    if step != shown { print(step); fflush(nil); shown = step }
                     if case .string(let phase)? = status["phase"], phase != "installing" {
                         guard case .string(let result)? = status["last"]?["result"], result == "installed" else {
                             let message: String
