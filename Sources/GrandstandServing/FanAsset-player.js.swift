@@ -276,11 +276,7 @@ class Player {
     return new Uint8Array(await r.arrayBuffer());
   }
   async init(map) {
-    if (!this.inits.has(map)) {
-      const b = await this.bytes(map);
-      this.inits.set(map, b);
-      this.track = readInit(b).video;
-    }
+    if (!this.inits.has(map)) this.inits.set(map, await this.bytes(map));
     return this.inits.get(map);
   }
 
@@ -288,7 +284,8 @@ class Player {
   append(map, data, msn, offsetInSeg, seg) {
     const job = this.queue.then(async () => {
       if (this.stopped) return;
-      if (map !== this.appendedMap) { await this.sbAppend(await this.init(map)); this.appendedMap = map; }
+      // A new header (a live break's, or the channel's back after it): its tracks time what follows.
+      if (map !== this.appendedMap) { const b = await this.init(map); this.track = readInit(b).video; await this.sbAppend(b); this.appendedMap = map; }
       const t = firstDecodeTime(data, this.track || { id: 1, timescale: 90000 });
       if (t != null && seg && seg.pdt != null && !this.timeline.has(msn)) this.timeline.set(msn, { start: t - offsetInSeg, pdt: seg.pdt, dur: seg.dur });
       else if (seg && this.timeline.has(msn)) this.timeline.get(msn).dur = Math.max(this.timeline.get(msn).dur, seg.dur);

@@ -60,6 +60,14 @@ public struct FanRoutes: Sendable {
                     return HTTPResponse(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "public, max-age=2")], body: jpeg)
                 }
             }),
+            HTTPRoute(["GET"], "/channels/{id}/break/{insert}/{segment}", deferring: { request, responder in
+                video(request) { channel, now in
+                    // Nil from the inserts: held until the live part exists (answered through `responder`).
+                    guard let inserts else { return .text(404, "no such break") }
+                    return inserts.breakResource(request.parameters["id"] ?? "", insert: request.parameters["insert"] ?? "",
+                                                 name: request.parameters["segment"] ?? "", channel: channel, responder: responder, now: now)
+                }
+            }),
             HTTPRoute(["GET"], "/channels/{id}/{segment}", deferring: { request, responder in
                 video(request) { channel, now in
                     let name = request.parameters["segment"] ?? ""
@@ -97,20 +105,23 @@ public struct FanRoutes: Sendable {
         }
     }
 
-    /// `live.m3u8` (CMAF where the channel has it, else TS) or `live-ts.m3u8`, with scheduled
-    /// inserts spliced in (their clips are TS: such a channel's live playlist is TS while it has
-    /// inserts), or an LL-HLS blocking reload (deferred).
+    /// `live.m3u8` (CMAF where the channel has it, else TS) or `live-ts.m3u8`, or an LL-HLS
+    /// blocking reload (deferred), with scheduled inserts: on CMAF a break replaces the live
+    /// media in place (`cmafLive`), on TS it is spliced in (then the playlist is classic).
     private func live(_ request: HTTPRequest, _ responder: HTTPResponder, format requested: VideoChannel.Format?) -> HTTPResponse? {
         video(request) { channel, now in
             let id = request.parameters["id"] ?? ""
             let format = requested ?? channel.preferredFormat
-            if let spliced = inserts?.liveWithInserts(id, render: { channel.livePlaylist(ReloadRequest(), format: .ts, responder: responder, now: now) }) {
+            let withBreak = format == .cmaf ? inserts?.cmafLive(id, channel: channel, now: now) : nil
+            if withBreak == nil, let spliced = inserts?.liveWithInserts(id, render: { channel.livePlaylist(ReloadRequest(), format: .ts, responder: responder, now: now) }) {
                 return spliced
             }
+            let responder = withBreak.map { responder.adapting($0) } ?? responder
+            let answer: @Sendable (HTTPResponse) -> HTTPResponse = withBreak ?? { $0 }
             switch ReloadRequest.parse(query: Self.query(request, keys: ["_HLS_msn", "_HLS_part", "_HLS_skip"])[...]) {
             case .failure(.badValue(let key)): return .text(400, "bad \(key)")
             case .success(let reload):
-                guard reload.msn != nil else { return channel.livePlaylist(reload, format: format, responder: responder, now: now) }
+                guard reload.msn != nil else { return channel.livePlaylist(reload, format: format, responder: responder, now: now).map(answer) }
                 // A blocking reload's URL names one playlist state: caches may keep the answer
                 // (Apple's LL-HLS guidance: six target durations).
                 let maxAge = 6 * gateway.settings.segmenter.targetDurationSeconds
@@ -121,7 +132,7 @@ public struct FanRoutes: Sendable {
                     response.headers.append(("Cache-Control", "public, max-age=\(maxAge)"))
                     return response
                 }
-                return channel.livePlaylist(reload, format: format, responder: responder.adapting(cacheable), now: now).map(cacheable)
+                return channel.livePlaylist(reload, format: format, responder: responder.adapting(cacheable), now: now).map(answer).map(cacheable)
             }
         }
     }
@@ -206,9 +217,15 @@ public enum ChannelCatalog {
     }
 }
 
-/// Splices a channel's scheduled inserts into its live playlist (timelines, docs/timelines.md).
+/// Puts a channel's scheduled inserts into its live playlist (timelines, docs/inserts.md).
 public protocol LiveInserts: Sendable {
-    /// Channel `id`'s live playlist with its inserts; nil when it has none (the caller answers as
-    /// usual). `render` is the channel's own non-blocking answer.
+    /// Channel `id`'s TS live playlist with its inserts spliced in; nil when it has none (the
+    /// caller answers as usual). `render` is the channel's own non-blocking answer.
     func liveWithInserts(_ id: String, render: () -> HTTPResponse?) -> HTTPResponse?
+    /// For a CMAF channel with a break in place: what turns the channel's own LL-HLS answers
+    /// (immediate or after a blocking reload) into the answer with the break. Nil: none applies
+    /// (no break due, or its media cannot be CMAF: then `liveWithInserts` splices TS).
+    func cmafLive(_ id: String, channel: VideoChannel, now: Int64) -> (@Sendable (HTTPResponse) -> HTTPResponse)?
+    /// A break's header (`init.mp4`) or chunk (`seg<N>[.<P>].m4s`) under `/channels/ID/break/INSERT/`.
+    func breakResource(_ id: String, insert: String, name: String, channel: VideoChannel, responder: HTTPResponder, now: Int64) -> HTTPResponse?
 }

@@ -26,7 +26,7 @@ public final class VideoChannel: Sendable {
     /// Completed segments for recordings (Records/SegmentTap.swift); has its own lock.
     public let tap = SegmentTap()
 
-    private struct State {
+    struct State {
         let id: String
         /// Distinguishes this packager's segments from an earlier one's of the same channel (ETags).
         let instance: String
@@ -158,7 +158,7 @@ public final class VideoChannel: Sendable {
             return Int(Int64(bytes) * 8 * 90_000 / ticks)
         }
     }
-    private let state: Mutex<State>
+    let state: Mutex<State>
 
     init(id: String, segmenter: SegmenterConfiguration = SegmenterConfiguration(),
          window: WindowConfiguration = WindowConfiguration(),

@@ -130,6 +130,31 @@ import Testing
         print("FanAppBrowserTests tour: stalls \(result["stalls"]?.number ?? -1) latency \(latency.map(\.encoded) ?? "-") switch \(switches.map(\.encoded) ?? "-") shots in \(Self.shots("tour"))")
     }
 
+    /// A live break in Chromium (docs/inserts.md "Live channels on CMAF"): the demo's recording
+    /// scheduled as a wall-clock insert on the channel being watched. The player fetches the
+    /// break's header and chunks, plays through the insert and on into the channel's own media
+    /// with the latency it had (the break replaces the live media in place), no page error.
+    @Test func fanAppPlaysThroughALiveBreakInChromium() throws {
+        guard let result = try Self.drive(name: "break", demo: ["--channels", "1", "--drop-rate", "0", "--record", "7", "--part-seconds", "0.4"],
+                                          driver: ["--scenario", "break", "--management", "http://\(Self.management)"], timeout: 180) else { return }
+        let found = result["break"]
+        #expect(found?["insert_status"]?.number == 201, "\(result.encoded)")
+        let seconds = found?["seconds"]?.number ?? 4
+        #expect((found?["break_init"]?.number ?? 0) >= 1, "\(result.encoded)")
+        // About one chunk per 0.4 s part of the insert.
+        #expect((found?["break_chunks"]?.number ?? 0) >= seconds / 0.4 - 2, "\(result.encoded)")
+        // Each chunk once: a hinted part is held until it exists, never answered 404 and re-fetched.
+        #expect(found?["break_chunks"]?.number == found?["break_unique"]?.number, "\(result.encoded)")
+        #expect((found?["live_after"]?.number ?? 0) >= 5, "\(result.encoded)")
+        #expect((found?["played"]?["advanced"]?.number ?? 0) >= seconds + 10, "\(result.encoded)")
+        #expect(found?["state"] == .string("playing"), "\(result.encoded)")
+        // Latency holds through the break: it replaces the live media, it does not push it back.
+        #expect((found?["latency_ms"]?["p95"]?.number ?? .infinity) < (result["target_ms"]?.number ?? 0) + 1000, "\(result.encoded)")
+        #expect(result["page_errors"]?.array?.isEmpty == true, "\(result.encoded)")
+        #expect((result["stalls"]?.number ?? .infinity) <= 1, "\(result.encoded)")
+        print("FanAppBrowserTests break: \(found.map(\.encoded) ?? "-") stalls \(result["stalls"]?.number ?? -1)")
+    }
+
     /// Five minutes of one channel with 1 % packet loss repaired by Reed-Solomon FEC: no stall.
     /// Long (about 6 minutes): runs when GRANDSTAND_FAN_SOAK=1 (`make fan-soak`).
     @Test(.enabled(if: ProcessInfo.processInfo.environment["GRANDSTAND_FAN_SOAK"] == "1"))

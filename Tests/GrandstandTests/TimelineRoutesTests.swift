@@ -158,43 +158,27 @@ import Testing
         #expect(try box.fan.get("/timelines/match.m3u8").status == 404)
     }
 
-    @Test func aWallClockInsertIsSplicedIntoTheLivePlaylist() throws {
+    @Test func aWallClockInsertIsSplicedIntoTheTSLivePlaylist() throws {
         let box = try Box()
-        let channel = Channel(id: "cam", name: "Cam", kind: .video, group: nil, port: 5000, fec: .none, origin: .config)
-        let gateway = box.daemon.gateway
-        gateway.handle([.channelsChanged([.added(channel)])])
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: SendEndToEndTests.sample)))
-        var offset = 0, time: Int64 = 1_700_000_000_000_000_000
-        func feed(until condition: () -> Bool) {
-            while offset < bytes.count, !condition() {
-                let end = min(offset + 7 * 188, bytes.count)
-                gateway.handle([.transportStream(channelID: "cam", packets: bytes[offset..<end], timestampNanoseconds: time)])
-                offset = end
-                time += 11_680_000   // the sample's pace (20 s in 1713 datagrams): coherent program date-times
-            }
-        }
-        func segments() -> Int { gateway.videoChannel("cam")?.summary.segments ?? 0 }
-        feed { segments() >= 2 }
-        let before = try box.fan.get("/channels/cam/live.m3u8").text
+        let feed = try LiveFeed(box)
+        feed.run { feed.segments >= 2 }
+        let before = try box.fan.get("/channels/cam/live-ts.m3u8").text
         #expect(before.contains("#EXT-X-PART"))
         // Just after the newest complete segment's start: the break goes before the next one.
-        let dates = before.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-PROGRAM-DATE-TIME:") }
-            .compactMap { CatalogDate.parse(String($0.dropFirst(25)))?.seconds }
-        let newest = try #require(dates.dropLast().last)   // the last one is the open segment's
-        let at = RFC3339.format(nanoseconds: Int64((newest + 0.5) * 1000) * 1_000_000, fractionDigits: 3)
+        let at = try LiveFeed.dateAfterNewestSegment(before)
         let wrong = try box.call("POST", "/api/v1/inserts", #"{"id":"ad","channel":"cam","position":"preRoll","clip":{"item":"vod"}}"#)
         #expect(try box.paths(wrong) == ["$.position"])
         // An insert whose time has not come changes nothing: the channel stays LL-HLS.
         let later = try box.call("POST", "/api/v1/inserts", #"{"id":"later","channel":"cam","position":"wallClock","at":"2099-01-01T00:00:00Z","clip":{"item":"vod"}}"#)
         #expect(later.status == 201, "\(later.text)")
-        #expect(try box.fan.get("/channels/cam/live.m3u8").text.contains("#EXT-X-PART"))
+        #expect(try box.fan.get("/channels/cam/live-ts.m3u8").text.contains("#EXT-X-PART"))
         #expect(try box.call("DELETE", "/api/v1/inserts?id=later").status == 204)
         let added = try box.call("POST", "/api/v1/inserts", #"{"id":"ad","channel":"cam","position":"wallClock","at":"\#(at)","clip":{"item":"vod","end":2}}"#)
         #expect(added.status == 201, "\(added.text)")
 
-        let count = segments()
-        feed { segments() >= count + 2 }
-        let live = try box.fan.get("/channels/cam/live.m3u8")
+        let count = feed.segments
+        feed.run { feed.segments >= count + 2 }
+        let live = try box.fan.get("/channels/cam/live-ts.m3u8")
         #expect(live.status == 200)
         let lines = live.text.split(separator: "\n").map(String.init)
         let start = try #require(lines.firstIndex(of: "/items/vod/v0/seg0.ts"), "\(live.text)")
@@ -208,15 +192,151 @@ import Testing
         #expect(!live.text.contains("#EXT-X-PART") && !live.text.contains("PRELOAD-HINT"))
 
         // A player reads the spliced live playlist from its start, insert included.
-        let probe = try RecordTests.tool("/usr/bin/ffprobe", ["-v", "error", "-live_start_index", "0", "-read_intervals", "%+#120",
-                                                              "-count_packets", "-select_streams", "v:0", "-show_entries", "stream=nb_read_packets",
-                                                              "-of", "csv=p=0", "http://127.0.0.1:\(box.fanPort)/channels/cam/live.m3u8"], timeout: 60)
-        #expect(probe.status == 0, "\(probe.stderr)")
-        #expect(CacheHLSTests.frameCount(probe.stdout) == 120, "\(probe.stdout) \(probe.stderr)")
+        try Self.expectFramesFromStart("http://127.0.0.1:\(box.fanPort)/channels/cam/live-ts.m3u8")
 
         // Deleting the insert gives the channel its own playlist back.
         #expect(try box.call("DELETE", "/api/v1/inserts?id=ad").status == 204)
-        #expect(try box.fan.get("/channels/cam/live.m3u8").text.contains("#EXT-X-PART"))
+        #expect(try box.fan.get("/channels/cam/live-ts.m3u8").text.contains("#EXT-X-PART"))
+    }
+
+    /// Feeds the sample to channel `cam` as its datagrams arrive (coherent program date-times).
+    final class LiveFeed {
+        let gateway: Gateway
+        let bytes: [UInt8]
+        var offset = 0, time: Int64 = 1_700_000_000_000_000_000
+
+        init(_ box: Box) throws {
+            gateway = box.daemon.gateway
+            gateway.handle([.channelsChanged([.added(Channel(id: "cam", name: "Cam", kind: .video, group: nil, port: 5000, fec: .none, origin: .config))])])
+            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: SendEndToEndTests.sample)))
+        }
+
+        var segments: Int { gateway.videoChannel("cam")?.summary.segments ?? 0 }
+
+        func run(until condition: () -> Bool) {
+            while offset < bytes.count, !condition() {
+                let end = min(offset + 7 * 188, bytes.count)
+                gateway.handle([.transportStream(channelID: "cam", packets: bytes[offset..<end], timestampNanoseconds: time)])
+                offset = end
+                time += 11_680_000   // the sample's pace (20 s in 1713 datagrams)
+            }
+        }
+
+        /// Half a second after the newest complete segment's start in `playlist`.
+        static func dateAfterNewestSegment(_ playlist: String) throws -> String {
+            let dates = playlist.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-PROGRAM-DATE-TIME:") }
+                .compactMap { CatalogDate.parse(String($0.dropFirst(25)))?.seconds }
+            let newest = try #require(dates.dropLast().last)   // the last one is the open segment's
+            return RFC3339.format(nanoseconds: Int64((newest + 0.5) * 1000) * 1_000_000, fractionDigits: 3)
+        }
+    }
+
+    /// On CMAF the break replaces the live media in place: the channel stays LL-HLS with its own
+    /// numbering, the break's parts and segments are the insert's frames (ffmpeg decodes them
+    /// identical to the insert's TS) on decode times that continue the channel's, and the header
+    /// switches to the insert's and back with discontinuities. ffprobe reads through it.
+    @Test func aWallClockInsertReplacesTheLiveMediaOnCMAF() throws {
+        let box = try Box()
+        let feed = try LiveFeed(box)
+        feed.run { feed.segments >= 2 }
+        let before = try box.fan.get("/channels/cam/live.m3u8").text
+        #expect(before.contains("#EXT-X-MAP:URI=\"init0.mp4\""), "\(before)")
+        let at = try LiveFeed.dateAfterNewestSegment(before)
+        let added = try box.call("POST", "/api/v1/inserts", #"{"id":"ad","channel":"cam","position":"wallClock","at":"\#(at)","clip":{"item":"vod","end":2}}"#)
+        #expect(added.status == 201, "\(added.text)")
+        // Due now: the next request anchors it at the first segment none of whose parts exist.
+        let anchor = try #require(feed.gateway.videoChannel("cam")?.breakPoint?.segment)
+        _ = try box.fan.get("/channels/cam/live.m3u8")
+        let count = feed.segments
+        // The break's first part, asked for before it exists (the preload hint), is held until
+        // the live part is published and then answered with the insert's first frames.
+        let held = Held(), fanPort = box.fanPort
+        Thread.detachNewThread {
+            held.response = try? HTTPClient(HTTPEndpoint(host: "127.0.0.1", port: fanPort)).get("/channels/cam/break/ad/seg\(anchor).0.m4s")
+            held.done.signal()
+        }
+        let channel = try #require(feed.gateway.videoChannel("cam"))
+        try waitFor("the break part's request held", timeout: 10) {
+            channel.summary.statistics.contains { $0.0 == "hls_blocked_requests" && $0.1 > 0 }
+        }
+        // While the break plays, its parts are listed under it (the first one independent).
+        feed.run { feed.segments >= count + 1 }
+        let during = try box.fan.get("/channels/cam/live.m3u8").text
+        #expect(during.contains(",URI=\"break/ad/seg\(anchor).0.m4s\",INDEPENDENT=YES\n"), "\(during)")
+        feed.run { feed.segments >= count + 5 }
+
+        let live = try box.fan.get("/channels/cam/live.m3u8")
+        #expect(live.status == 200)
+        let text = live.text
+        #expect(text.contains("#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES") && text.contains("#EXT-X-PRELOAD-HINT"), "\(text)")
+        let lines = text.split(separator: "\n").map(String.init)
+        let start = try #require(lines.firstIndex(of: "#EXT-X-MAP:URI=\"break/ad/init.mp4\""), "\(text)")
+        #expect(lines[start - 1] == "#EXT-X-DISCONTINUITY")
+        let back = try #require(lines.lastIndex(of: "#EXT-X-MAP:URI=\"init0.mp4\""), "\(text)")
+        #expect(back > start && lines[back - 1] == "#EXT-X-DISCONTINUITY")
+        let breakSegments = lines[start..<back].filter { $0.hasPrefix("break/ad/seg") }
+        #expect(breakSegments.first == "break/ad/seg\(anchor).m4s")
+        // The segment after the break is the channel's own, numbered as ever.
+        let resumed = try #require(lines[back...].first { $0.hasPrefix("seg") && $0.hasSuffix(".m4s") })
+        #expect(resumed == "seg\(anchor + breakSegments.count).m4s")
+
+        #expect(held.done.wait(timeout: .now() + 10) == .success)
+        #expect(held.response?.status == 200, "\(held.response?.text ?? "no answer")")
+        let heldSpan = try FragmentReader.span((held.response?.body ?? [])[...], track: 1)
+
+        // Decode times run on: the break starts where the live segment before it ended.
+        let previous = try box.fan.get("/channels/cam/seg\(anchor - 1).m4s").body
+        let first = try box.fan.get("/channels/cam/break/ad/seg\(anchor).m4s").body
+        let end = try #require(try FragmentReader.span(previous[...], track: 1))
+        let begin = try #require(try FragmentReader.span(first[...], track: 1))
+        #expect(begin.start == end.start + end.duration && heldSpan?.start == begin.start)
+
+        // The break's frames are the insert's: ffmpeg decodes both to the same pictures.
+        var breakFile = try box.fan.get("/channels/cam/break/ad/init.mp4").body
+        for name in breakSegments { breakFile += try box.fan.get("/channels/cam/" + name).body }
+        var insertFile: [UInt8] = []
+        for segment in box.daemon.services.timelines.liveBreaks("cam").first?.segments ?? [] { insertFile += try box.fan.get(segment.uri).body }
+        #expect(!insertFile.isEmpty)
+        let pictures = try Self.pictureHashes(breakFile, suffix: ".mp4")
+        let source = try Self.pictureHashes(insertFile, suffix: ".ts")
+        #expect(pictures.count >= 40 && pictures == source, "\(pictures.count) pictures, \(source.count) in the insert")
+
+        // A blocking reload's answer has the break too; the segment after it is not the break's.
+        let reload = try box.fan.get("/channels/cam/live.m3u8?_HLS_msn=\(anchor)&_HLS_part=0")
+        #expect(reload.text.contains("break/ad/init.mp4"))
+        #expect(try box.fan.get("/channels/cam/break/ad/seg\(anchor + breakSegments.count).m4s").status == 404)
+
+        // A player reads the live playlist from its start, break included.
+        try Self.expectFramesFromStart("http://127.0.0.1:\(box.fanPort)/channels/cam/live.m3u8")
+
+        // Deleting the insert gives the channel its own playlist back.
+        #expect(try box.call("DELETE", "/api/v1/inserts?id=ad").status == 204)
+        #expect(!(try box.fan.get("/channels/cam/live.m3u8").text.contains("break/")))
+        #expect(try box.fan.get("/channels/cam/break/ad/init.mp4").status == 404)
+    }
+
+    /// ffprobe reads 120 video frames of live playlist `url` from its first segment on.
+    static func expectFramesFromStart(_ url: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let probe = try RecordTests.tool("/usr/bin/ffprobe", ["-v", "error", "-live_start_index", "0", "-read_intervals", "%+#120",
+                                                              "-count_packets", "-select_streams", "v:0", "-show_entries", "stream=nb_read_packets",
+                                                              "-of", "csv=p=0", url], timeout: 60)
+        #expect(probe.status == 0, "\(probe.stderr)", sourceLocation: sourceLocation)
+        #expect(CacheHLSTests.frameCount(probe.stdout) == 120, "\(probe.stdout) \(probe.stderr)", sourceLocation: sourceLocation)
+    }
+
+    final class Held: @unchecked Sendable {
+        var response: HTTPClientResponse?
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    /// The MD5 of every decoded picture of `bytes` (a media file), in order.
+    static func pictureHashes(_ bytes: [UInt8], suffix: String) throws -> [String] {
+        let path = NSTemporaryDirectory() + "/break-\(UUID().uuidString)" + suffix
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try RecordTests.tool("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-f", "framemd5", "-"], timeout: 60)
+        guard run.status == 0 else { Issue.record("ffmpeg: \(run.stderr)"); return [] }
+        return run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
     }
 
     @Test func aCatalogFeedArrivingOnAFileChannelReplacesTheCatalog() throws {

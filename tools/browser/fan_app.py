@@ -4,14 +4,17 @@ from PyPI (tools/requirements.txt; never a downloaded browser) and prints one JS
 measurements on stdout. FanAppBrowserTests runs it inside the gateway's network namespace and
 asserts on the numbers; docs/fan-app.md describes the scenarios.
 
-  fan_app.py --url http://127.0.0.1:PORT/ --shots DIR [--scenario tour|soak|latency] [--seconds N]
+  fan_app.py --url http://127.0.0.1:PORT/ --shots DIR [--scenario tour|soak|latency|break] [--seconds N]
+             [--management http://127.0.0.1:PORT --token T]
 
 tour    every channel plays 20 s (currentTime advancing, dropped frames), "Back 10 seconds" and
         "Go live", channel switches, latency samples (the default suite's scenario)
 soak    one channel for --seconds (300), counting stalls
 latency one channel for --seconds (60), latency samples only
+break   one channel through a live break: a wall-clock insert of the demo's recording scheduled
+        over the management API a second ahead, played through and past its end
 Every wait is on a condition in the page (wait_for_function), bounded by a timeout."""
-import argparse, json, os, sys, time
+import argparse, json, os, sys, time, urllib.request
 from playwright.sync_api import sync_playwright
 
 SAMPLER = """() => {
@@ -83,6 +86,48 @@ def steady_latencies(samples, since_ms):
     """Latency samples while playing live, from `since_ms` (page clock) on."""
     return [s["latency"] for s in samples if s["at"] >= since_ms and s["state"] == "playing" and s["live"] and s["latency"] == s["latency"]]
 
+def management(args, method, path, body=None):
+    request = urllib.request.Request(args.management + path, method=method, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": "Bearer " + args.token, "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+def play_through_break(fan, args, cid, fetched):
+    """Schedules the demo's recording as a wall-clock insert a second ahead on `cid`, plays
+    through it and 8 s past its end; returns what the player fetched and how latency held."""
+    fan.wait_playing(cid)
+    deadline = time.monotonic() + 60
+    while True:   # the recording must have ended to be a clip
+        status, text = management(args, "POST", "/api/v1/inserts", {"id": "half-time-%d" % int(time.time()), "channel": cid, "position": "wallClock",
+                                                                   "at": time.time() + 1.0, "clip": {"record": "kick-off"}})
+        if status == 201 or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    out = {"insert_status": status, "insert": text[:300]}
+    if status != 201:
+        return out
+    seconds = json.loads(text).get("clip", {}).get("durationSeconds") or 4
+    started, page_start = time.monotonic(), fan.js("() => performance.now()")
+    fan.shot("02-before-break")
+    out["played"] = fan.play_for(cid, seconds + 10, seconds + 60)
+    fan.shot("03-after-break")
+    breaks = [u for t, u in fetched if t >= started and "/break/" in u]
+    out["break_chunks"] = len([u for u in breaks if u.endswith(".m4s")])
+    out["break_init"] = len([u for u in breaks if u.endswith("init.mp4")])
+    out["break_unique"] = len(set(u for u in breaks if u.endswith(".m4s")))
+    out["media_fetched"] = [[round(t - started, 2), u.rsplit("/channels/", 1)[-1]] for t, u in fetched if t >= started - 1][:80]
+    # The channel's own media again after the break (its header back, parts fetched).
+    last_break = max([t for t, u in fetched if "/break/" in u] or [started])
+    out["live_after"] = len([u for t, u in fetched if t > last_break and "/break/" not in u and u.endswith(".m4s")])
+    samples = fan.js("() => window.__gs.samples")
+    out["latency_ms"] = summary(steady_latencies(samples, page_start))
+    out["state"] = fan.js("id => document.getElementById('channel-' + id).dataset.player", cid)
+    out["seconds"] = seconds
+    return out
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", required=True)
@@ -90,6 +135,8 @@ def main():
     ap.add_argument("--scenario", default="tour")
     ap.add_argument("--seconds", type=float, default=0)
     ap.add_argument("--switches", type=int, default=8)
+    ap.add_argument("--management", default="http://127.0.0.1:18497")
+    ap.add_argument("--token", default="demo")
     args = ap.parse_args()
     os.makedirs(args.shots, exist_ok=True)
     result = {"scenario": args.scenario}
@@ -100,6 +147,8 @@ def main():
         page = context.new_page()
         errors, events = [], []
         page.on("pageerror", lambda e: errors.append(str(e)))
+        fetched = []   # [page ms, status, url, bytes] of the media the player fetched
+        page.on("requestfinished", lambda r: fetched.append([time.monotonic(), r.url]) if ("/break/" in r.url or r.url.endswith(".m4s")) else None)
         fan = Fan(page, args.shots, events)
         page.goto(args.url)
         fan.js(SAMPLER)
@@ -159,6 +208,8 @@ def main():
                 result["library"].setdefault("fetched", []).append([href, response.status, len(response.body())])
             page.locator("#recordings").scroll_into_view_if_needed()
             fan.shot("06-recordings")
+        elif args.scenario == "break":
+            result["break"] = play_through_break(fan, args, ids[0], fetched)
         else:
             seconds = args.seconds or (300 if args.scenario == "soak" else 60)
             now = fan.js("() => performance.now()")

@@ -16,6 +16,7 @@ public final class OperatorServices: LiveInserts {
     let records: RecordRoutes
     let timelines: TimelineService
     let timelineRoutes: TimelineRoutes
+    let liveBreaks: LiveBreaks
 
     public init(config: GatewayConfig, gateway: Gateway, events: EventLog, clock: any Clock = SystemClock()) {
         catalogFeed = CatalogFeed(settings: config.catalog, events: events, clock: clock)
@@ -27,6 +28,9 @@ public final class OperatorServices: LiveInserts {
         timelines = TimelineService(stateDirectory: config.stateDirectory)
         timelines.recordings = { [recorder] in recorder.record($0) }
         timelineRoutes = TimelineRoutes(service: timelines)
+        liveBreaks = LiveBreaks(timelines: timelines) { [timelines, recorder] segment in
+            Self.read(segment, cache: timelines.cache, recordings: recorder.store)
+        }
         gateway.files.completed = catalogFeed.fileChannelHook(feedFile: config.catalog.feedFile)
     }
 
@@ -37,6 +41,31 @@ public final class OperatorServices: LiveInserts {
     /// answers as usual). `render` is the channel's own non-blocking answer.
     public func liveWithInserts(_ id: String, render: () -> HTTPResponse?) -> HTTPResponse? {
         timelineRoutes.live(id, render: render)
+    }
+
+    public func cmafLive(_ id: String, channel: VideoChannel, now: Int64) -> (@Sendable (HTTPResponse) -> HTTPResponse)? {
+        liveBreaks.playlist(id, channel: channel, now: now)
+    }
+
+    public func breakResource(_ id: String, insert: String, name: String, channel: VideoChannel, responder: HTTPResponder, now: Int64) -> HTTPResponse? {
+        liveBreaks.resource(id, insert: insert, name: name, channel: channel, responder: responder, now: now)
+    }
+
+    /// A clip segment's bytes when they are on the box: `/items/ID/PATH` (the content cache) or
+    /// `/records/NAME.ts` (a recording's byte range); nil for origin URLs.
+    static func read(_ segment: VODSegment, cache: ContentCache?, recordings: RecordStore) -> [UInt8]? {
+        if segment.uri.hasPrefix("/items/"), let cache {
+            let rest = segment.uri.dropFirst("/items/".count)
+            guard let slash = rest.firstIndex(of: "/"),
+                  let (_, _, local) = cache.file(String(rest[..<slash]), path: String(rest[rest.index(after: slash)...])) else { return nil }
+            return LiveBreaks.readFile(local, segment.byteRange)
+        }
+        if segment.uri.hasPrefix("/records/"), segment.uri.hasSuffix(".ts") {
+            let name = String(segment.uri.dropFirst("/records/".count).dropLast(3))
+            guard recordings.exists(name) else { return nil }
+            return LiveBreaks.readFile(recordings.tsPath(name), segment.byteRange)
+        }
+        return nil
     }
 
     public func start() throws(RuntimeError) {

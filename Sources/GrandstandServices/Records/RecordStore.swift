@@ -136,7 +136,8 @@ struct RecordStore: Sendable {
         return (record, true)
     }
 
-    private static func read(_ fd: Int32, _ range: Range<Int>) -> [UInt8]? {
+    /// `range` of the open file `fd` (nil when it is not all there).
+    static func read(_ fd: Int32, _ range: Range<Int>) -> [UInt8]? {
         var bytes = [UInt8](repeating: 0, count: range.count)
         var done = 0
         while done < bytes.count {

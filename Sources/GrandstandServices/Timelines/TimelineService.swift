@@ -198,15 +198,23 @@ final class TimelineService: Sendable {
         }
     }
 
+    /// Channel `id`'s wall-clock breaks: each wallClock insert with its pods, in schedule order.
+    func liveBreaks(_ id: String) -> [LiveSplice.Break] {
+        state.withLock { Self.breaks(id, $0.schedule) }
+    }
+
+    private static func breaks(_ id: String, _ schedule: Schedule) -> [LiveSplice.Break] {
+        let timeline = Timeline(main: [], inserts: schedule.inserts(for: .channel(id)).map(\.insert))
+        return timeline.inserts.compactMap { insert in
+            guard case .wallClock(let at) = insert.position else { return nil }
+            return LiveSplice.Break(id: insert.id, unixSeconds: at, segments: timeline.breakSegments(anchoredAt: insert.id))
+        }
+    }
+
     /// Channel `id`'s live playlist text with its wall-clock breaks spliced in (LiveSplice).
     func spliceLive(_ id: String, _ text: String) -> String {
         state.withLock { state in
-            let timeline = Timeline(main: [], inserts: state.schedule.inserts(for: .channel(id)).map(\.insert))
-            var breaks: [LiveSplice.Break] = []
-            for insert in timeline.inserts {
-                guard case .wallClock(let at) = insert.position else { continue }
-                breaks.append(LiveSplice.Break(id: insert.id, unixSeconds: at, segments: timeline.breakSegments(anchoredAt: insert.id)))
-            }
+            let breaks = Self.breaks(id, state.schedule)
             var known = state.anchors[id] ?? [:]
             let out = LiveSplice.splice(text, breaks: breaks, anchors: &known)
             // Anchors of inserts since deleted are dropped.
