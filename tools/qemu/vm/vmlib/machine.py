@@ -74,10 +74,14 @@ class Machine:
         self.boot_id = None
 
     def command_line(self):
+        machine = "virt"
         if self.boot is not None and self.boot[0] == "uefi":
             # A/B board image: the firmware boots GRUB from the ESP, GRUB picks the slot and
             # owns the kernel command line (board/qemu-virt/grub.cfg).
+            # acpi=off: the firmware hands Linux the machine's device tree, as direct kernel boot
+            # did (under ACPI the PL061 GPIO lines the LED checks use are not gpiochip0).
             boot_args = ["-bios", str(self.boot[1])]
+            machine = "virt,acpi=off"
         else:
             if self.boot is not None:
                 kernel, initrd, cmdline = self.boot
@@ -98,7 +102,7 @@ class Machine:
                                    f"logfile={self.console_log}",
                        "-serial", "chardev:console"]
         return [
-            "qemu-system-aarch64", "-M", "virt", "-cpu", self.cpu, "-smp", str(self.smp),
+            "qemu-system-aarch64", "-M", machine, "-cpu", self.cpu, "-smp", str(self.smp),
             "-m", str(self.memory_mib), "-no-reboot", "-nodefaults", "-display", "none",
             *boot_args,
             "-drive", f"file={self.image},format=raw,if=none,id=root,cache=unsafe",
