@@ -71,7 +71,7 @@ let package = Package(
         // Both listeners: our epoll HTTP/1.1 engine, the route table on the core's Router, streams.
         .target(name: "HTTPServer", dependencies: ["CGSEventLoop", "GrandstandCore", "GrandstandRuntime"], path: "Sources/Adapters/HTTPServer"),
         // Outgoing HTTP/1.1 (the management CLI's requests, report POSTs): Glibc sockets only.
-        .target(name: "HTTPClient", dependencies: ["GrandstandCore"], path: "Sources/Adapters/HTTPClient"),
+        .target(name: "HTTPClient", dependencies: ["GrandstandCore", "CurlHTTP"], path: "Sources/Adapters/HTTPClient"),
         // Outgoing HTTP(S) on libcurl: origin fetches (TLS, pins, proxy, redirects, HTTP/2, resume, timeouts).
         .target(name: "CurlHTTP", dependencies: ["CGSCurl", "CGSCurlSystem", "GrandstandRuntime"], path: "Sources/Adapters/CurlHTTP"),
         // UDP multicast sending (and a joined receiver for tests): Glibc sockets only.

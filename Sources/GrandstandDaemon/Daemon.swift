@@ -136,7 +136,7 @@ public final class Daemon {
             + UpdateRoutes(service: updates).routes
         managementRoutes.statsExtra = WiFiStatus(config: config) { health.snapshot.state.inVenue }.members
         managementRoutes.services = services
-        box.install(fan: FanRoutes(status: report, gateway: gateway, more: services.fanRoutes(cache: cache.map(CacheFanRoutes.init)), inserts: services).handler(),
+        box.install(fan: FanRoutes(status: report, gateway: gateway, more: services.fanRoutes(cache: cache.map { CacheFanRoutes(cache: $0, fans: config.cache?.fans) }), inserts: services).handler(),
                     management: managementRoutes.handler())
         self.managementTable = managementRoutes.table
         self.cache = cache
@@ -247,7 +247,7 @@ public final class Daemon {
     private func openCache() -> ContentCache? {
         guard let settings = config.cache else { return nil }
         do {
-            return try ContentCache(settings, clock: clock)
+            return try ContentCache(settings, clock: clock, events: ItemEventRelay(log: events))
         } catch {
             events.record(GatewayEvent(.cacheUnavailable, "content cache in \(settings.directory) unavailable, serving live only: \(error)",
                                        fields: [("DIRECTORY", settings.directory)]))

@@ -26,12 +26,21 @@ public struct FanRoutes: Sendable {
         configuration.idleTimeoutSeconds = UInt32(limits.idleTimeoutSeconds)
         configuration.headerTimeoutSeconds = UInt32(limits.headerTimeoutSeconds)
         configuration.connectionMemoryLimit = limits.headerBytes
-        configuration.maxBodyBytes = 0
+        configuration.maxBodyBytes = maxRequestBodyBytes
         return configuration
     }
 
-    /// Every fan route; the operator features and the cache add theirs. Reads only: another
-    /// method is 405 on every path (`HTTPRouter`'s `acceptedMethods`).
+    /// The largest request body the fan listener reads (413 past it): a fan's item request
+    /// (`POST /items`, `{"id","category"}` with an id of at most 200 bytes) fits.
+    public static let maxRequestBodyBytes = 1024
+
+    /// What fans may send: reads on every path, and `POST` on `/items` only (a fan's item
+    /// request, docs/cache.md "Fans"); any other method, or POST elsewhere, is 405 with
+    /// `Allow: GET, HEAD, OPTIONS` before a route is asked (`AcceptedMethods`).
+    public static let acceptedMethods = AcceptedMethods(["GET"], more: ["/items": ["POST"]])
+
+    /// Every fan route; the operator features and the cache add theirs. Reads only, but for the
+    /// paths `acceptedMethods` opens to more.
     public var table: [HTTPRoute] {
         let routes = [
             HTTPRoute("GET", "/health") { _ in Self.noCache(.json(status.json().encoded + "\n"), "no-store") },
@@ -82,7 +91,7 @@ public struct FanRoutes: Sendable {
     /// The listener's handler: the router (built once here) behind `FanResponse.finish`, which
     /// every answer passes, now or deferred, the router's own 404/405/OPTIONS included.
     public func handler() -> HTTPDeferringHandler {
-        let router = HTTPRouter(table, acceptedMethods: ["GET"])
+        let router = HTTPRouter(table, acceptedMethods: Self.acceptedMethods)
         return { request, responder in
             let finishing = responder.adapting { FanResponse.finish($0, for: request) }
             return router.handle(request, finishing).map { FanResponse.finish($0, for: request) }

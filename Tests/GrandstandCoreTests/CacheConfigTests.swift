@@ -88,6 +88,39 @@ import Testing
         #expect(!text.contains("$.cache.origin.metadataURL"), "https is accepted: \(text)")
     }
 
+    /// The SDK's download policies by name; a bad one names its path and the choices.
+    @Test func downloadPoliciesDecode() throws {
+        let config = try Self.decode(#"{"itemDownloadBehavior":"ThumbnailOnly","autoPurge":false,"maxConcurrentDownloads":64}"#)
+        #expect(config.cache?.policy.itemDownloadBehavior == .thumbnailOnly)
+        #expect(config.cache?.policy.autoPurge == false && config.cache?.policy.maxConcurrentDownloads == 64)
+        let defaults = try #require(try Self.decode("{}").cache?.policy)
+        #expect(defaults.itemDownloadBehavior == .fullAuto && defaults.autoPurge && defaults.maxConcurrentDownloads == nil)
+        let cases = [(#"{"itemDownloadBehavior":"fullauto"}"#, "$.cache.itemDownloadBehavior: \"fullauto\" is not one of FullAuto, ThumbnailOnly, None"),
+                     (#"{"autoPurge":"yes"}"#, "$.cache.autoPurge"),
+                     (#"{"maxConcurrentDownloads":0}"#, "$.cache.maxConcurrentDownloads")]
+        for (section, expected) in cases {
+            let text = "\(thrownConfigError { _ = try Self.decode(section) }.map { "\($0)" } ?? "no error")"
+            #expect(text.contains(expected), "\(section): \(text)")
+        }
+    }
+
+    /// `cache.fans`: the categories fans may request and the per-client allowance; bad values by path.
+    @Test func fanRequestsDecodeAndBadOnesNameTheirPath() throws {
+        let config = try Self.decode(#"{"fans":{"categories":["highlights","interviews"],"perClientPerHour":6}}"#)
+        #expect(config.cache?.fans?.categories == ["highlights", "interviews"] && config.cache?.fans?.perClientPerHour == 6)
+        #expect(try Self.decode(#"{"fans":{"categories":["highlights"]}}"#).cache?.fans?.perClientPerHour == 10)
+        #expect(try Self.decode("{}").cache?.fans == nil)
+        let cases = [(#"{"fans":{}}"#, "$.cache.fans.categories: required array is missing"),
+                     (#"{"fans":{"categories":[]}}"#, "$.cache.fans.categories: list at least one category"),
+                     (#"{"fans":{"categories":["a",""]}}"#, "$.cache.fans.categories[1]: must not be empty"),
+                     (#"{"fans":{"categories":["a"],"perClientPerHour":0}}"#, "$.cache.fans.perClientPerHour"),
+                     (#"{"fans":{"categories":["a"],"rate":1}}"#, "$.cache.fans.rate: unknown key")]
+        for (section, expected) in cases {
+            let text = "\(thrownConfigError { _ = try Self.decode(section) }.map { "\($0)" } ?? "no error")"
+            #expect(text.contains(expected), "\(section): \(text)")
+        }
+    }
+
     func thrownConfigError(_ body: () throws -> Void) -> Error? {
         do { try body() } catch { return error }
         return nil

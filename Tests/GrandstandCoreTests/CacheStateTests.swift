@@ -68,6 +68,10 @@ import Testing
         let policy = CachePolicy()
         #expect(policy.sizeBytes == 5_000_000_000)
         #expect(policy.maxFileBytes == 104_000_000)
+        // The SDK's download policies: FullAuto, auto-purge on, concurrency unlimited.
+        #expect(policy.itemDownloadBehavior == .fullAuto && policy.autoPurge && policy.maxConcurrentDownloads == nil)
+        let many = CachePolicy.Usage(storedBytes: 0, freeDiskBytes: 1 << 40, activeDownloads: 500, downloadedTodayBytes: 0)
+        #expect(policy.blocks(many, nowSeconds: 0).isEmpty)
     }
 
     @Test func blocksNameEveryReason() throws {

@@ -111,15 +111,69 @@ struct HTTPRouterTests {
         // The fan listener takes reads only: other methods are 405 on every path, known or not.
         ("POST", "/channels.json", .notAllowed("GET, HEAD, OPTIONS")),
         ("DELETE", "/api/v1/items", .notAllowed("GET, HEAD, OPTIONS")),
+        ("OPTIONS", "*", .options("GET, HEAD, OPTIONS")),
+    ] + unknownFanPaths
+
+    /// Unknown paths on the fan listener, with or without a cache: 405 for other methods, else 404.
+    static let unknownFanPaths: [(String, String, Outcome)] = [
         ("PUT", "/nope", .notAllowed("GET, HEAD, OPTIONS")),
         ("GET", "/nope", .notFound),
         ("OPTIONS", "/nope", .notFound),
-        ("OPTIONS", "*", .options("GET, HEAD, OPTIONS")),
     ]
 
     @Test(arguments: fanCases)
     func fanTable(method: String, path: String, expected: Outcome) {
         #expect(Outcome(Self.fan.resolve(method: method, path: path)) == expected, "\(method) \(path)")
+    }
+
+    /// The fan listener with a cache: reads everywhere, POST on `/items` alone (a fan's item
+    /// request). Every other path answers as `fan` does, the same `Allow` included; `/items`
+    /// itself lists only what it takes. A route naming a method the listener does not open
+    /// (DELETE on records here) neither takes it nor lists it.
+    static let fanWithItems = Router<String>([
+        .init(["GET"], "/channels.json", "channels"),
+        .init(["GET"], "/items.json", "items-list"),
+        .init(["POST"], "/items", "item-request"),
+        .init(["GET"], "/items/{id}/*", "item-file"),
+        .init(["GET", "DELETE"], "/records/{file}", "record"),
+    ], acceptedMethods: AcceptedMethods(["GET"], more: ["/items": ["POST"]]))
+
+    static let fanWithItemsCases: [(String, String, Outcome)] = [
+        ("POST", "/items", .route("item-request")),
+        ("GET", "/items", .notAllowed("POST, OPTIONS")),
+        ("HEAD", "/items", .notAllowed("POST, OPTIONS")),
+        ("DELETE", "/items", .notAllowed("POST, OPTIONS")),
+        ("OPTIONS", "/items", .options("POST, OPTIONS")),
+        ("GET", "/items.json", .route("items-list")),
+        ("POST", "/items.json", .notAllowed("GET, HEAD, OPTIONS")),
+        ("POST", "/items/goal/a.ts", .notAllowed("GET, HEAD, OPTIONS")),
+        ("POST", "/items/", .notAllowed("GET, HEAD, OPTIONS")),
+        ("POST", "/channels.json", .notAllowed("GET, HEAD, OPTIONS")),
+        ("DELETE", "/channels.json", .notAllowed("GET, HEAD, OPTIONS")),
+        ("GET", "/records/r1.m3u8", .route("record", RouteParameters(["file": "r1.m3u8"]))),
+        ("DELETE", "/records/r1.m3u8", .notAllowed("GET, HEAD, OPTIONS")),
+        ("OPTIONS", "/records/r1.m3u8", .options("GET, HEAD, OPTIONS")),
+        ("POST", "/nope", .notAllowed("GET, HEAD, OPTIONS")),
+        ("POST", "items", .notAllowed("GET, HEAD, OPTIONS")),
+        ("POST", "*", .notAllowed("GET, HEAD, OPTIONS")),
+        ("OPTIONS", "*", .options("GET, HEAD, POST, OPTIONS")),
+    ] + unknownFanPaths
+
+    @Test(arguments: fanWithItemsCases)
+    func fanWithItemsTable(method: String, path: String, expected: Outcome) {
+        #expect(Outcome(Self.fanWithItems.resolve(method: method, path: path)) == expected, "\(method) \(path)")
+    }
+
+    /// A pattern opened with no route behind it (a gateway without a cache) opens nothing;
+    /// patterns match by shape, whatever their captures are called.
+    @Test func openedPatternsNeedTheirRoute() {
+        let bare = Router<String>([.init(["GET"], "/items.json", "items-list")],
+                                  acceptedMethods: AcceptedMethods(["GET"], more: ["/items": ["POST"]]))
+        #expect(Outcome(bare.resolve(method: "POST", path: "/items")) == .notAllowed("GET, HEAD, OPTIONS"))
+        let renamed = Router<String>([.init(["GET", "PUT"], "/things/{id}", "thing")],
+                                     acceptedMethods: AcceptedMethods(["GET"], more: ["/things/{name}": ["PUT"]]))
+        #expect(Outcome(renamed.resolve(method: "PUT", path: "/things/a")) == .route("thing", RouteParameters(["id": "a"])))
+        #expect(Outcome(renamed.resolve(method: "DELETE", path: "/things/a")) == .notAllowed("GET, HEAD, PUT, OPTIONS"))
     }
 
     @Test(arguments: [

@@ -25,6 +25,7 @@ final class CacheOrigin {
         try FileManager.default.createDirectory(atPath: root + "/meta", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/media", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Fixtures.path("cache/vod"), toPath: root + "/media/vod")
+        try FileManager.default.copyItem(atPath: Fixtures.path("cache/renditions"), toPath: root + "/media/renditions")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         scheme = tls == nil ? "http" : "https"
         process.arguments = (namespace.map { ["ip", "netns", "exec", $0.name] } ?? []) + ["python3", Self.script, root, root + "/port"]

@@ -5,6 +5,7 @@ import HTTPServer
 import TestSupport
 import Testing
 @testable import GrandstandIngest
+@testable import GrandstandOperations
 @testable import GrandstandServices
 
 /// The management API and the file-channel side (ReceivedFileSink) of the content cache, on a
@@ -44,6 +45,43 @@ import Testing
         func handle(_ request: HTTPRequest) -> HTTPResponse? { router.handle(request, HTTPResponder { _ in }) }
     }
 
+    /// Fans asking for items (`POST /items` on the fan listener's routes): refused without
+    /// `cache.fans` and for other categories (403), malformed (400), accepted into the cache
+    /// (202, the fan listing entry, no origin URL), then limited per client (429, Retry-After).
+    @Test func fansRequestItemsInAllowedCategoriesWithinTheirAllowance() throws {
+        var config = GatewayConfig.Cache(directory: NSTemporaryDirectory() + "gs-cache-\(UUID().uuidString)")
+        config.origin = GatewayConfig.Origin(metadataURL: "http://127.0.0.1:9/meta")
+        let cache = try ContentCache(config, clock: TickingClock())
+        defer { cache.removeDirectory() }
+        var fans = GatewayConfig.FanRequests(categories: ["highlights"])
+        fans.perClientPerHour = 2
+        func post(_ routes: CacheFanRoutes, _ body: String, from client: String = "10.1.2.3:50000") -> HTTPResponse {
+            var request = request("POST", "/items", body: body)
+            request.client = client
+            return routes.request(request)
+        }
+        let closed = CacheFanRoutes(cache: cache)
+        #expect(post(closed, #"{"id":"goal-1","category":"highlights"}"#).status == 403)
+        let open = CacheFanRoutes(cache: cache, fans: fans)
+        #expect(post(open, #"{"id":"goal-1","category":"full-matches"}"#).status == 403)
+        #expect(post(open, #"{"id":"a/b","category":"highlights"}"#).status == 400)
+        #expect(post(open, #"{"id":"goal-1"}"#).status == 400)
+        let accepted = post(open, #"{"id":"goal-1","category":"highlights"}"#)
+        #expect(accepted.status == 202, "\(String(decoding: accepted.body, as: UTF8.self))")
+        let entry = try JSONParser.parse(accepted.body)
+        #expect(entry["id"] == .string("goal-1") && entry["category"] == .string("highlights") && entry["originURL"] == nil)
+        #expect(cache.item("goal-1")?.category == "highlights")
+        #expect(post(open, #"{"id":"goal-2","category":"highlights"}"#).status == 202)
+        // The allowance is the address's, whatever port (connection) the request came on.
+        let limited = post(open, #"{"id":"goal-3","category":"highlights"}"#, from: "10.1.2.3:50001")
+        #expect(limited.status == 429 && limited.header("Retry-After") == "1800")
+        #expect(cache.item("goal-3") == nil)
+        #expect(post(open, #"{"id":"goal-3","category":"highlights"}"#, from: "10.1.2.4:50000").status == 202)
+        // An item held in a category fans may not request stays the operator's.
+        try cache.insert(CacheItem(id: "final", source: .origin, category: "full-matches", state: .discovered, now: 0))
+        #expect(post(open, #"{"id":"final","category":"highlights"}"#, from: "10.9.9.9:1").status == 403)
+    }
+
     @Test func receivedFilesAreStoredLookedUpAndReplaced() throws {
         let cache = try Self.cache()
         defer { cache.removeDirectory() }
@@ -72,6 +110,9 @@ import Testing
         #expect(cache.lookup(channelID: "b", path: "f") != nil)
         #expect(cache.lookup(channelID: "c", path: "f") == nil)
         #expect(cache.item(ContentCache.channelItemID("c"))?.state == .discovered)
+        // Fans were told, as the SDK tells an app (CacheItemEvent `evicted`).
+        #expect(cache.events.fans.recentKinds == ["evicted"])
+        #expect(cache.events.fans.recentText.first?.contains(#""id":"file-channel-c","category":"file-channel","state":"discovered""#) == true)
         let tooBig = thrownError(CacheRefusal.self) { try cache.store(Self.received("e", "f", [UInt8](repeating: 0, count: 2 << 20))) }
         #expect(tooBig?.reason.contains("file limit") == true)
     }

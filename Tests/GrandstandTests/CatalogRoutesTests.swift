@@ -67,7 +67,7 @@ struct CatalogRoutesTests {
         #expect(post.status == 400)
         let failedIndex = try Self.json(post)["query"]
         #expect(failedIndex == .number(1))
-        // The fan listener takes no request bodies (413) and answers GET only.
+        // The fan listener answers GET only here (POST is for /items alone).
         let fanPost = try fan.request("POST", "/catalog/batch", body: Array("[]".utf8))
         #expect([405, 413].contains(fanPost.status))
     }

@@ -47,7 +47,7 @@ struct FanAbuseTests {
         #expect(limits.headerTimeoutSeconds == 1 && limits.headerBytes == 8192 && limits.threads == 2)
         let server = FanRoutes.serverConfiguration(config.listeners.fan, limits)
         #expect(server.connectionLimit == 300 && server.perClientLimit == 3 && server.idleTimeoutSeconds == 20)
-        #expect(server.headerTimeoutSeconds == 1 && server.connectionMemoryLimit == 8192 && server.maxBodyBytes == 0)
+        #expect(server.headerTimeoutSeconds == 1 && server.connectionMemoryLimit == 8192 && server.maxBodyBytes == FanRoutes.maxRequestBodyBytes)
 
         // Applied by the daemon: a silent connection is cut after 1 s, headers over 8 kB get 431.
         let daemon = Daemon(config: config, board: nil)

@@ -19,17 +19,6 @@ struct HTTPClientTests {
         #expect(HTTPEndpoint(url: url) == nil)
     }
 
-    @Test func responsesParseWithLengthOrChunks() throws {
-        let sized = HTTPClientResponse.parse(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A:  b \r\n\r\nhello".utf8))
-        #expect(sized == HTTPClientResponse(status: 200, headers: ["content-length": "5", "x-a": "b"], body: Array("hello".utf8)))
-        let chunked = try #require(HTTPClientResponse.parse(Array(
-            "HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\nwiki\r\n6\r\npedia \r\n0\r\n\r\n".utf8)))
-        #expect(chunked.status == 404 && chunked.text == "wikipedia ")
-        #expect(HTTPClientResponse.parse(Array("HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nshort".utf8)) == nil)
-        #expect(HTTPClientResponse.parse(Array("SSH-2.0-OpenSSH\r\n\r\n".utf8)) == nil)
-        #expect(HTTPClientResponse.parse(Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nwi".utf8)) == nil)
-    }
-
     @Test func getsAndPutsAgainstTheServerAdapter() throws {
         let server = try EventLoopServer(HTTPListenerConfiguration(host: "127.0.0.1", port: 0)) { request in
             .text(201, "\(request.method) \(request.path) q=\(request.query["q"] ?? "-") auth=\(request.header("Authorization") ?? "-") body=\(String(decoding: request.body, as: UTF8.self))")
@@ -117,27 +106,5 @@ struct HTTPClientTests {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
-}
-
-struct ChunkedDecoderTests {
-    @Test func decodesInAnyChunking() {
-        let wire = Array("4;ext=1\r\nwiki\r\n6\r\npedia \r\n0\r\nTrailer: x\r\n\r\n".utf8)
-        for size in [1, 3, wire.count] {
-            var decoder = ChunkedDecoder()
-            var body: [UInt8] = []
-            var index = 0
-            while index < wire.count {
-                body += decoder.feed(wire[index..<min(index + size, wire.count)]) ?? Array("<error>".utf8)
-                index += size
-            }
-            #expect(String(decoding: body, as: UTF8.self) == "wikipedia ", "chunk size \(size)")
-            #expect(decoder.isDone)
-        }
-        var bad = ChunkedDecoder()
-        #expect(bad.feed(Array("zz\r\n".utf8)[...]) == nil)
-        var open = ChunkedDecoder()
-        #expect(open.feed(Array("3\r\nabc\r\n".utf8)[...]) == Array("abc".utf8))
-        #expect(!open.isDone)
     }
 }

@@ -112,7 +112,11 @@ def play_through_break(fan, args, cid, fetched):
     seconds = json.loads(text).get("clip", {}).get("durationSeconds") or 4
     started, page_start = time.monotonic(), fan.js("() => performance.now()")
     fan.shot("02-before-break")
-    out["played"] = fan.play_for(cid, seconds + 10, seconds + 60)
+    try:
+        out["played"] = fan.play_for(cid, seconds + 10, seconds + 60)
+    except Exception as e:   # report what happened rather than only a timeout
+        out["error"] = str(e).split("\n")[0]
+        out["played"] = {"advanced": 0}
     fan.shot("03-after-break")
     breaks = [u for t, u in fetched if t >= started and "/break/" in u]
     out["break_chunks"] = len([u for u in breaks if u.endswith(".m4s")])

@@ -64,8 +64,18 @@ public struct CurlClient: Sendable {
                     try configure(easy, request, operation: operation, context: Unmanaged.passUnretained(transfer).toOpaque(),
                                   errorBuffer: errorBuffer, lists: &lists)
                     let result = try run(easy, operation: operation, stop: stop, head: transfer)
+                    if transfer.headersTooLarge {
+                        return .failure(CurlError(operation, code: Int32(result.rawValue), kind: .headersTooLarge,
+                                                  message: "response headers over \(Transfer.maxHeaderBytes) bytes"))
+                    }
                     if result != CURLE_OK, !(transfer.consumerEnded && result == CURLE_WRITE_ERROR) {
                         let message = String(cString: errorBuffer)
+                        // One header line past libcurl's own limit: 27 (out of memory) before
+                        // curl 8.6, 100 (CURLE_TOO_LARGE) since.
+                        if !transfer.headComplete, !transfer.headDelivered, result.rawValue == 27 || result.rawValue == 100 {
+                            return .failure(CurlError(operation, code: Int32(result.rawValue), kind: .headersTooLarge,
+                                                      message: message.isEmpty ? String(cString: curl_easy_strerror(result)) : message))
+                        }
                         return .failure(Self.error(easy, operation: operation, code: result,
                                                    message: message.isEmpty ? String(cString: curl_easy_strerror(result)) : message))
                     }
@@ -103,12 +113,13 @@ public struct CurlClient: Sendable {
         set("follow", gs_curl_set_long(easy, CURLOPT_FOLLOWLOCATION, options.maxRedirects > 0 ? 1 : 0))
         set("max redirects", gs_curl_set_long(easy, CURLOPT_MAXREDIRS, max(0, options.maxRedirects)))
         set("user agent", gs_curl_set_string(easy, CURLOPT_USERAGENT, options.userAgent))
+        if options.pathAsIs { set("path as is", gs_curl_set_long(easy, CURLOPT_PATH_AS_IS, 1)) }
         set("connect timeout", gs_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeoutSeconds)))
         if let total = options.totalTimeoutSeconds {
             set("timeout", gs_curl_set_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(total)))
         }
         if let idle = options.idleTimeoutSeconds {
-            set("low speed limit", gs_curl_set_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1))
+            set("low speed limit", gs_curl_set_long(easy, CURLOPT_LOW_SPEED_LIMIT, max(1, options.minimumBytesPerSecond)))
             set("low speed time", gs_curl_set_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(idle.rounded(.up)))))
         }
         set("http version", gs_curl_set_long(easy, CURLOPT_HTTP_VERSION,
@@ -272,25 +283,35 @@ final class Transfer {
         self.maxKept = maxKept
     }
 
-    func headerLine(_ bytes: UnsafeRawBufferPointer) {
+    /// The most response-head bytes taken (redirect hops included): a hostile origin's endless
+    /// headers end the request (`headersTooLarge`) instead of growing `headers`.
+    static let maxHeaderBytes = 64 << 10
+    var headerBytes = 0
+    var headersTooLarge = false
+
+    /// False ends the transfer (the head is too large).
+    func headerLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        headerBytes += bytes.count
+        guard headerBytes <= Self.maxHeaderBytes else { headersTooLarge = true; return false }
         var end = bytes.count
         while end > 0, bytes[end - 1] == 10 || bytes[end - 1] == 13 || bytes[end - 1] == 32 { end -= 1 }
         let line = String(decoding: bytes[..<end], as: UTF8.self)
         if line.isEmpty {
             if status >= 200, !(following && (300..<400).contains(status) && headers["location"] != nil) { headComplete = true }
-            return
+            return true
         }
         if line.hasPrefix("HTTP/") {
             // A new response (a redirect hop, 100 Continue, the final one): start over.
             headers = [:]
             let parts = line.split(separator: " ", maxSplits: 2)
             status = parts.count >= 2 ? Int(parts[1]) ?? 0 : 0
-            return
+            return true
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
+        guard let colon = line.firstIndex(of: ":") else { return true }
         let name = line[..<colon].lowercased()
         let value = String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" })
         headers[name] = headers[name].map { $0 + ", " + value } ?? value
+        return true
     }
 
     func currentHead() -> CurlResponseHead {
@@ -342,6 +363,5 @@ private let curlWrite: gs_curl_data_fn = { data, size, count, context in
 private let curlHeader: gs_curl_data_fn = { data, size, count, context in
     guard let context else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    transfer.headerLine(UnsafeRawBufferPointer(start: data, count: size * count))
-    return size * count
+    return transfer.headerLine(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
 }

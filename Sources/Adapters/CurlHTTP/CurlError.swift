@@ -24,6 +24,8 @@ public struct CurlError: Error, Equatable, CustomStringConvertible, Sendable {
         case partialBody = "body cut short"
         case connectionLost = "connection lost"
         case bodyTooLarge = "body too large"
+        /// A response head past `Transfer.maxHeaderBytes` (or one header line past libcurl's own limit).
+        case headersTooLarge = "response headers too large"
         /// The stop signal was raised (shutdown, pause, delete).
         case stopped
         case other = "transfer failed"

@@ -17,6 +17,9 @@ public struct CurlOptions: Sendable, Equatable {
     /// Longest time without a byte of progress before `timeout` (libcurl's low-speed check, whole
     /// seconds, rounded up); nil: wait forever (a log follow).
     public var idleTimeoutSeconds: Double? = 15
+    /// Slower than this (bytes a second) for `idleTimeoutSeconds` is `timeout` too: an origin
+    /// dripping a byte at a time holds a download forever otherwise (default 1: only stalls).
+    public var minimumBytesPerSecond = 1
     /// The whole request, redirects included; nil: no limit (large files on slow links).
     public var totalTimeoutSeconds: Double?
     /// Until the final response's head is in (a follow whose body may then be quiet for hours);
@@ -29,6 +32,9 @@ public struct CurlOptions: Sendable, Equatable {
     /// Host-to-address overrides in libcurl's form (`HOST:PORT:ADDRESS`), like curl's `--resolve`.
     public var resolve: [String] = []
     public var userAgent = "grandstand"
+    /// Send the path exactly as given (no `/../` squashing: libcurl's CURLOPT_PATH_AS_IS), for a
+    /// client that must reach the server with what it was handed (the management CLI, tests).
+    public var pathAsIs = false
 
     public init() {}
 }

@@ -28,6 +28,16 @@ public struct HTTPRequest: Sendable {
     }
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The peer's address without its port (`10.0.0.7`, `[fe80::1]`): one client for per-client
+    /// limits, however many connections it opens.
+    public var clientHost: String? { client.map(Self.hostPart) }
+
+    /// `address:port` → `address` (`[v6]:port` → `[v6]`).
+    static func hostPart(_ described: String) -> String {
+        guard let colon = described.lastIndex(of: ":") else { return described }
+        return String(described[..<colon])
+    }
 }
 
 /// What the handler answers: status, headers and a body held in memory, a range of a memory

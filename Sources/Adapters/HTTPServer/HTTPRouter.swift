@@ -30,7 +30,7 @@ public struct HTTPRoute: Sendable {
 public struct HTTPRouter: Sendable {
     public let router: Router<HTTPDeferringHandler>
 
-    public init(_ routes: [HTTPRoute], acceptedMethods: [String]? = nil) {
+    public init(_ routes: [HTTPRoute], acceptedMethods: AcceptedMethods? = nil) {
         router = Router(routes.map { Router.Route($0.methods, $0.pattern, $0.handler) }, acceptedMethods: acceptedMethods)
     }
 

@@ -65,6 +65,8 @@ public struct CacheItem: Sendable, Equatable {
     public var originURL: String?
     /// Seconds of an HLS item to pre-position (nil: all of it).
     public var prepositionSeconds: Double?
+    /// Which variants of an HLS item are downloaded (nil: all).
+    public var quality: VariantChoice?
     public var locked = false
     public var createdNanoseconds: Int64
     public var lastAccessNanoseconds: Int64
@@ -94,6 +96,10 @@ public struct CacheItem: Sendable, Equatable {
 
     /// Sets the state without the machine: only for recovery, which restores or repairs a recorded state.
     public mutating func restore(_ recorded: CacheItemState) { state = recorded }
+
+    /// Whether `id` may name an item on the APIs (management and fans): not empty, no `/` (it is
+    /// a path segment of `/items/ID/…`), at most 200 bytes.
+    public static func acceptsContentID(_ id: String) -> Bool { !id.isEmpty && !id.contains("/") && id.utf8.count <= 200 }
 
     /// Bytes on disk (what counts against the cache size).
     public var storedBytes: Int { files.reduce(0) { $0 + $1.size } }

@@ -11,6 +11,7 @@ extension CacheItem {
         if let expectedBytes { members.append(("expectedBytes", .number(Double(expectedBytes)))) }
         if let originURL { members.append(("originURL", .string(originURL))) }
         if let prepositionSeconds { members.append(("prepositionSeconds", .number(prepositionSeconds))) }
+        if let quality { members.append(("quality", quality.json)) }
         members += [
             ("storedBytes", .number(Double(storedBytes))), ("locked", .bool(locked)),
             ("created", .string(String(createdNanoseconds))), ("lastAccess", .string(String(lastAccessNanoseconds))),
@@ -52,6 +53,7 @@ extension CacheItem {
         if case .bool(let value)? = json["locked"] { locked = value }
         if case .string(let url)? = json["originURL"] { originURL = url }
         if case .number(let seconds)? = json["prepositionSeconds"] { prepositionSeconds = seconds }
+        if let choice = json["quality"] { quality = VariantChoice.parse(choice) }
         if let token = json["token"] {
             if case .object(let headers)? = token["headers"] {
                 for (name, value) in headers { if case .string(let text) = value { originHeaders[name] = text } }

@@ -1,9 +1,16 @@
 /// The cache's policies (docs/cache.md "Policies"): size, per-file cap, concurrency, daily volume,
-/// permitted hours (UTC) and a free-disk floor. Pure: usage and time are passed in.
+/// permitted hours (UTC), a free-disk floor, and the download-to-go SDK's download policies
+/// (`itemDownloadBehavior`, auto-purge). Pure: usage and time are passed in.
 public struct CachePolicy: Sendable, Equatable {
     public var sizeBytes = 5_000_000_000
     public var maxFileBytes = 104_000_000
-    public var maxConcurrentDownloads = 2
+    /// Downloads at once; nil: unlimited, as the SDK's default (one thread each).
+    public var maxConcurrentDownloads: Int?
+    /// What an item does once discovered (the SDK's `itemDownloadBehavior`, FullAuto by default).
+    public var itemDownloadBehavior = DownloadBehavior.fullAuto
+    /// Whether writing past `sizeBytes` evicts least-recently-used items (the SDK's auto-purge,
+    /// on by default); off, such a write is refused and nothing is evicted.
+    public var autoPurge = true
     /// Bytes the origin may deliver per UTC day; nil: no limit.
     public var dailyDownloadBytes: Int?
     /// UTC windows in which downloads may run; empty: any time.
@@ -12,6 +19,17 @@ public struct CachePolicy: Sendable, Equatable {
     public var diskFloorBytes = 256 << 20
 
     public init() {}
+
+    /// Akamai PCD's `itemDownloadBehavior`: whether a discovered item downloads by itself.
+    /// Raw values are the SDK's names (and the config's).
+    public enum DownloadBehavior: String, Sendable, CaseIterable {
+        /// Every discovered item downloads (the SDK's default).
+        case fullAuto = "FullAuto"
+        /// Only its thumbnail downloads; the item waits `discovered` until asked to download.
+        case thumbnailOnly = "ThumbnailOnly"
+        /// Nothing downloads until asked.
+        case none = "None"
+    }
 
     /// `HH:MM-HH:MM` in UTC; the end may be before the start (the window spans midnight).
     public struct HourWindow: Sendable, Equatable, CustomStringConvertible {
@@ -76,7 +94,7 @@ public struct CachePolicy: Sendable, Equatable {
         }
         if let daily = dailyDownloadBytes, usage.downloadedTodayBytes >= daily { blocks.append(.dailyLimitReached) }
         if usage.freeDiskBytes <= diskFloorBytes { blocks.append(.diskFloorReached) }
-        if usage.activeDownloads >= maxConcurrentDownloads { blocks.append(.concurrencyLimit) }
+        if let maxConcurrentDownloads, usage.activeDownloads >= maxConcurrentDownloads { blocks.append(.concurrencyLimit) }
         return blocks
     }
 

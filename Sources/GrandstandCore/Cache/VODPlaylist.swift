@@ -5,12 +5,37 @@
 public struct VODPlaylist: Sendable, Equatable {
     public enum Kind: Sendable, Equatable { case master, media }
 
+    /// What a URI in the playlist is (RFC 8216 §4.3.2.4–5, §4.3.4.1–5).
+    public enum Role: Sendable, Equatable {
+        /// A media playlist's segment (EXTINF).
+        case segment
+        /// A master's variant stream (EXT-X-STREAM-INF, its attributes kept).
+        case variant
+        /// A master's alternative rendition: audio, subtitles, closed captions with a URI (EXT-X-MEDIA).
+        case rendition
+        /// A master's I-frame playlist (EXT-X-I-FRAME-STREAM-INF).
+        case iFrames
+        /// An init section (EXT-X-MAP).
+        case map
+        /// A decryption key (EXT-X-KEY, EXT-X-SESSION-KEY; METHOD=NONE has none).
+        case key
+    }
+
     public struct Reference: Sendable, Equatable {
         public var uri: String
-        /// Segment duration (EXTINF); nil for variants and init sections.
+        /// Segment duration (EXTINF); nil for everything else.
         public var duration: Double?
         /// Seconds from the start of the playlist to this segment's start.
         public var start: Double
+        public var role: Role = .segment
+        /// The tag's attributes (variants, renditions: BANDWIDTH, RESOLUTION, AUDIO, GROUP-ID …).
+        public var attributes: [String: String] = [:]
+
+        /// Variants: the height of RESOLUTION (nil when not given).
+        public var height: Int? { attributes["RESOLUTION"].flatMap { $0.split(separator: "x").last.flatMap { Int($0) } } }
+        public var bandwidth: Int? { attributes["BANDWIDTH"].flatMap { Int($0) } }
+        /// Whether this is a playlist (a variant, a rendition, an I-frame playlist) rather than a file.
+        public var isPlaylist: Bool { role == .variant || role == .rendition || role == .iFrames }
     }
 
     public let kind: Kind
@@ -26,18 +51,29 @@ public struct VODPlaylist: Sendable, Equatable {
         guard lines.first?.hasPrefix("#EXTM3U") == true else { return nil }
         var references: [Reference] = []
         var pendingDuration: Double?
+        var pendingVariant: [String: String]?
         var elapsed = 0.0
         var master = false
         for line in lines {
-            if line.hasPrefix("#EXT-X-STREAM-INF") { master = true }
-            if line.hasPrefix("#EXTINF:") {
+            if line.hasPrefix("#EXT-X-STREAM-INF:") {
+                master = true
+                pendingVariant = Self.attributes(line)
+            } else if line.hasPrefix("#EXTINF:") {
                 pendingDuration = Double(line.dropFirst(8).prefix { $0 != "," }.trimmingCharacters(in: " ")) ?? 0
-            } else if line.hasPrefix("#EXT-X-MAP:"), let uri = Self.attribute("URI", in: line) {
-                references.append(Reference(uri: uri, duration: nil, start: elapsed))
+            } else if let role = Self.uriTags.first(where: { line.hasPrefix($0.1) })?.0, let uri = Self.attribute("URI", in: line) {
+                let attributes = Self.attributes(line)
+                if role == .key, attributes["METHOD"] == "NONE" { continue }
+                if role == .rendition || role == .iFrames { master = true }
+                references.append(Reference(uri: uri, duration: nil, start: elapsed, role: role, attributes: role == .map ? [:] : attributes))
             } else if !line.isEmpty, !line.hasPrefix("#") {
-                references.append(Reference(uri: String(line), duration: pendingDuration, start: elapsed))
-                elapsed += pendingDuration ?? 0
+                if let variant = pendingVariant {
+                    references.append(Reference(uri: String(line), duration: nil, start: elapsed, role: .variant, attributes: variant))
+                } else {
+                    references.append(Reference(uri: String(line), duration: pendingDuration, start: elapsed))
+                    elapsed += pendingDuration ?? 0
+                }
                 pendingDuration = nil
+                pendingVariant = nil
             }
         }
         kind = master ? .master : .media
@@ -46,20 +82,74 @@ public struct VODPlaylist: Sendable, Equatable {
         segments = master ? nil : Self.segments(text)
     }
 
+    /// Tags whose URI attribute names a resource, and what it is.
+    static let uriTags: [(Role, String)] = [
+        (.map, "#EXT-X-MAP:"), (.rendition, "#EXT-X-MEDIA:"), (.key, "#EXT-X-KEY:"), (.key, "#EXT-X-SESSION-KEY:"),
+        (.iFrames, "#EXT-X-I-FRAME-STREAM-INF:"),
+    ]
+
+    /// A master's variant streams, in playlist order.
+    public var variants: [Reference] { references.filter { $0.role == .variant } }
+
     /// References needed to play the first `seconds` (init sections always; segments that start before it).
     public func prefix(seconds: Double) -> [Reference] {
         references.filter { $0.duration == nil || $0.start < seconds }
     }
 
-    /// The text with each URI (segment, variant, EXT-X-MAP) replaced by `map(uri)`.
+    /// The text with each URI (segment, variant, rendition, I-frame playlist, init section, key)
+    /// replaced by `map(uri)`.
     public func rewritten(_ map: (String) -> String) -> String {
         lines.map { line -> String in
-            if line.hasPrefix("#EXT-X-MAP:"), let uri = Self.attribute("URI", in: line) {
+            if Self.uriTags.contains(where: { line.hasPrefix($0.1) }), let uri = Self.attribute("URI", in: line) {
                 return line.replacingFirst("URI=\"\(uri)\"", with: "URI=\"\(map(uri))\"")
             }
             if !line.isEmpty, !line.hasPrefix("#") { return map(String(line)) }
             return String(line)
         }.joined(separator: "\n")
+    }
+
+    /// A master keeping only the variants `keep` says yes to (with the tag before each), and the
+    /// renditions of the groups they use; other lines as they are. Nil for a media playlist.
+    public func master(keeping keep: (Reference) -> Bool) -> String? {
+        guard kind == .master else { return nil }
+        let kept = variants.filter(keep)
+        let groups = Set(kept.flatMap { variant in ["AUDIO", "VIDEO", "SUBTITLES"].compactMap { variant.attributes[$0] } })
+        var out: [Substring] = [], pendingTag: Substring?
+        for line in lines {
+            if line.hasPrefix("#EXT-X-STREAM-INF:") { pendingTag = line; continue }
+            if let tag = pendingTag, !line.isEmpty, !line.hasPrefix("#") {
+                pendingTag = nil
+                if kept.contains(where: { $0.uri == String(line) }) { out += [tag, line] }
+                continue
+            }
+            if line.hasPrefix("#EXT-X-MEDIA:"), Self.attribute("URI", in: line) != nil,
+               let group = Self.attributes(line)["GROUP-ID"], !groups.contains(group) { continue }
+            out.append(line)
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// A tag line's attributes (`NAME=value` or `NAME="value"`, quotes removed; §4.2).
+    static func attributes(_ line: Substring) -> [String: String] {
+        guard let colon = line.firstIndex(of: ":") else { return [:] }
+        var out: [String: String] = [:]
+        var rest = line[line.index(after: colon)...]
+        while let equals = rest.firstIndex(of: "=") {
+            let name = String(rest[..<equals].filter { $0 != " " })
+            var value = rest[rest.index(after: equals)...]
+            if value.first == "\"" {
+                value = value.dropFirst()
+                let end = value.firstIndex(of: "\"") ?? value.endIndex
+                out[name] = String(value[..<end])
+                rest = value[end...].dropFirst()
+            } else {
+                let end = value.firstIndex(of: ",") ?? value.endIndex
+                out[name] = String(value[..<end])
+                rest = value[end...]
+            }
+            rest = rest.drop { $0 == "," || $0 == " " }
+        }
+        return out
     }
 
     static func attribute(_ name: String, in line: Substring) -> String? {
@@ -130,6 +220,14 @@ extension VODPlaylist {
 public enum OriginURL {
     /// `reference` resolved against `base` (RFC 3986 §5.2 for the forms playlists use:
     /// absolute, absolute-path, relative with `./` and `../`). The base's query is dropped.
+    /// Whether `uri` names another scheme than http(s) (`skd:`, `data:`): kept as written, never fetched.
+    public static func isForeign(_ uri: String) -> Bool {
+        guard let colon = uri.firstIndex(of: ":") else { return false }
+        let scheme = uri[..<colon]
+        guard let first = scheme.first, first.isLetter, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else { return false }
+        return !["http", "https"].contains(scheme.lowercased())
+    }
+
     public static func resolve(_ reference: String, against base: String) -> String {
         if reference.contains("://") { return reference }
         guard let schemeEnd = base.firstRange(of: "://") else { return reference }

@@ -5,8 +5,20 @@ extension GatewayConfig {
         public var directory: String
         public var policy = CachePolicy()
         public var origin: Origin?
+        /// What fans may ask the gateway to fetch (`POST /items` on the fan listener); nil: no
+        /// fan requests (the fan side only lists and plays what the operator cached).
+        public var fans: FanRequests?
 
         public init(directory: String) { self.directory = directory }
+    }
+
+    /// `cache.fans`: the categories a fan may request items in, and how many requests one client
+    /// address may make per hour (docs/cache.md "Fans").
+    public struct FanRequests: Sendable, Equatable {
+        public var categories: [String]
+        public var perClientPerHour = 10
+
+        public init(categories: [String]) { self.categories = categories }
     }
 
     /// The origin: `metadataURL` + `/ID` answers an item's metadata (docs/cache.md "Origin");
@@ -40,7 +52,8 @@ extension GatewayConfig {
     static func decodeCache(_ root: JSONObjectView, stateDirectory: String, _ reader: inout JSONReader) -> Cache? {
         guard let object = reader.object(root["cache"], at: root.path("cache"),
                                          known: ["directory", "sizeBytes", "maxFileBytes", "maxConcurrentDownloads", "dailyDownloadBytes",
-                                                 "permittedHours", "diskFloorBytes", "origin"]) else { return nil }
+                                                 "permittedHours", "diskFloorBytes", "origin", "fans", "itemDownloadBehavior",
+                                                 "autoPurge"]) else { return nil }
         var cache = Cache(directory: reader.string(object["directory"], at: object.path("directory")) ?? stateDirectory + "/cache")
         let maxBytes = 1 << 50
         cache.policy.sizeBytes = reader.integer(object["sizeBytes"], at: object.path("sizeBytes"), in: (1 << 20)...maxBytes)
@@ -48,7 +61,16 @@ extension GatewayConfig {
         cache.policy.maxFileBytes = reader.integer(object["maxFileBytes"], at: object.path("maxFileBytes"), in: 1...maxBytes)
             ?? cache.policy.maxFileBytes
         cache.policy.maxConcurrentDownloads = reader.integer(object["maxConcurrentDownloads"], at: object.path("maxConcurrentDownloads"),
-                                                             in: 1...16) ?? cache.policy.maxConcurrentDownloads
+                                                             in: 1...64)
+        if let text = reader.string(object["itemDownloadBehavior"], at: object.path("itemDownloadBehavior")) {
+            if let behavior = CachePolicy.DownloadBehavior(rawValue: text) {
+                cache.policy.itemDownloadBehavior = behavior
+            } else {
+                let names = CachePolicy.DownloadBehavior.allCases.map(\.rawValue).joined(separator: ", ")
+                reader.report(object.path("itemDownloadBehavior"), "\"\(text)\" is not one of \(names)")
+            }
+        }
+        cache.policy.autoPurge = reader.bool(object["autoPurge"], at: object.path("autoPurge")) ?? cache.policy.autoPurge
         cache.policy.dailyDownloadBytes = reader.integer(object["dailyDownloadBytes"], at: object.path("dailyDownloadBytes"), in: 1...maxBytes)
         cache.policy.diskFloorBytes = reader.integer(object["diskFloorBytes"], at: object.path("diskFloorBytes"), in: 0...maxBytes)
             ?? cache.policy.diskFloorBytes
@@ -66,7 +88,23 @@ extension GatewayConfig {
             reader.report(object.path("maxFileBytes"), "\(cache.policy.maxFileBytes) is larger than sizeBytes (\(cache.policy.sizeBytes))")
         }
         cache.origin = decodeOrigin(object, &reader)
+        cache.fans = decodeFans(object, &reader)
         return cache
+    }
+
+    /// `fans: {"categories": [non-empty strings, at least one], "perClientPerHour": 1...3600}`.
+    private static func decodeFans(_ cache: JSONObjectView, _ reader: inout JSONReader) -> FanRequests? {
+        guard let object = reader.object(cache["fans"], at: cache.path("fans"), known: ["categories", "perClientPerHour"]) else { return nil }
+        var categories: [String] = []
+        if let list = reader.array(object["categories"], at: object.path("categories")) {
+            for (path, value) in list { if let text = reader.string(value, at: path) { categories.append(text) } }
+            if list.isEmpty { reader.report(object.path("categories"), "list at least one category fans may request (or leave fans out)") }
+        } else if object["categories"] == nil {
+            reader.report(object.path("categories"), "required array is missing")
+        }
+        var fans = FanRequests(categories: categories)
+        fans.perClientPerHour = reader.integer(object["perClientPerHour"], at: object.path("perClientPerHour"), in: 1...3600) ?? fans.perClientPerHour
+        return fans
     }
 
     private static func decodeOrigin(_ cache: JSONObjectView, _ reader: inout JSONReader) -> Origin? {

@@ -15,6 +15,9 @@ public struct GatewayEvent: Sendable, Equatable {
         case pathDown = "path-down", pathUp = "path-up", pathRefused = "path-refused", pathFailover = "path-failover"
         case updateInstalled = "update-installed", updateFailed = "update-failed", updateCommitted = "update-committed"
         case updateRollingBack = "update-rolling-back", updateRolledBack = "update-rolled-back"
+        // Download-to-go item events (CacheItemEvent): what the SDK tells an app.
+        case itemDiscovered = "item-discovered", itemDownloadStarted = "item-download-started", itemProgress = "item-progress"
+        case itemDownloaded = "item-downloaded", itemFailed = "item-failed", itemEvicted = "item-evicted", itemDeleted = "item-deleted"
 
         /// journald MESSAGE_ID (128-bit, lowercase hex without dashes, per sd-id128(3)).
         public var messageID: String {
@@ -57,18 +60,27 @@ public struct GatewayEvent: Sendable, Equatable {
             case .updateCommitted: "da4f20d574c645068e468f6a4e4bfc7f"
             case .updateRollingBack: "170129e9bde0421abd31b83413d6e7ea"
             case .updateRolledBack: "b03c8db9e25046f7b14f3c92fb6ed23e"
+            case .itemDiscovered: "b124fe3b20ad4b5b8ee58df74f6568cc"
+            case .itemDownloadStarted: "b8a83c6512cd40b0bb5a94388c306140"
+            case .itemProgress: "2dfd64f5064f4422ba458a0804b0bffe"
+            case .itemDownloaded: "b18eb3446176437aa5f5c6f5598031fe"
+            case .itemFailed: "4b269297a36a449cbdcda1785941b173"
+            case .itemEvicted: "6a017c33e4724043b6ea2446ce4966e4"
+            case .itemDeleted: "98f49b52af314b0c9ecc3ed381506630"
             }
         }
 
-        /// syslog priority: 3 error, 4 warning, 5 notice, 6 info.
+        /// syslog priority: 3 error, 4 warning, 5 notice, 6 info, 7 debug (item progress: in the
+        /// journal only at `logLevel` debug; the event stream carries it whatever the level).
         public var priority: Int {
             switch self {
             case .ready, .stopping, .reloaded, .channelAdded, .channelRemoved, .captureUp, .groupRejoined, .serviceUp, .inVenue,
                  .outOfVenue, .ledsAvailable, .ledsHeld, .recordStarted, .recordStopped, .recordCompleted, .pathUp, .srtConnected,
-                 .updateInstalled, .updateCommitted: 5
-            case .channelUpdated, .catalogUpdated: 6
+                 .updateInstalled, .updateCommitted, .itemDownloaded, .itemEvicted, .itemDeleted: 5
+            case .channelUpdated, .catalogUpdated, .itemDiscovered, .itemDownloadStarted: 6
+            case .itemProgress: 7
             case .ledsUnavailable, .captureDown, .serviceDown, .catalogRejected, .recordFailed, .recordInterrupted, .cacheUnavailable, .pathDown,
-                 .pathRefused, .pathFailover, .srtDisconnected, .srtRefused: 4
+                 .pathRefused, .pathFailover, .srtDisconnected, .srtRefused, .itemFailed: 4
             case .configRejected, .faultInjected, .updateFailed, .updateRollingBack, .updateRolledBack: 3
             }
         }

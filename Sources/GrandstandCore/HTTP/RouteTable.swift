@@ -14,8 +14,14 @@ struct RouteTable: Sendable {
     let patterns: [RoutePattern]
     /// Per route, the index of the first route with the same pattern shape: its resource.
     let resources: [Int]
-    /// The listener's accepted methods as an `Allow` list, when it limits them.
+    /// The listener's methods accepted on every path as an `Allow` list, when it limits them.
     let acceptedAllow: [String]?
+    /// Per route (read at its resource's index), every method the listener accepts there: the
+    /// `everywhere` ones plus those `AcceptedMethods.more` opens on that pattern, as an `Allow`
+    /// list. Empty when the listener does not limit methods.
+    let acceptedAt: [[String]]
+    /// The methods `AcceptedMethods.more` opens on some pattern.
+    let openedSomewhere: Set<String>
     /// Per route, where its segments start in `ranks`/`literals`, how many, and whether the
     /// last is `*`; per segment its rank (2 literal, 1 capture, 0 rest) and a literal's bytes
     /// in `literalBytes`.
@@ -26,12 +32,19 @@ struct RouteTable: Sendable {
     private let literals: [Range<Int>]
     private let literalBytes: [UInt8]
 
-    init(_ routes: [(methods: [String], pattern: RoutePattern)], acceptedMethods: [String]?) {
+    init(_ routes: [(methods: [String], pattern: RoutePattern)], acceptedMethods: AcceptedMethods?) {
         methods = routes.map(\.methods)
         patterns = routes.map(\.pattern)
         let patterns = self.patterns
         resources = patterns.map { pattern in patterns.firstIndex { $0.hasSameShape(as: pattern) } ?? 0 }
-        acceptedAllow = acceptedMethods.map(Self.allowed)
+        acceptedAllow = acceptedMethods.map { Self.allowed($0.everywhere) }
+        let opened = (acceptedMethods?.more ?? [:]).map { (pattern: RoutePattern($0.key), methods: $0.value) }
+        acceptedAt = acceptedMethods.map { accepted in
+            patterns.map { pattern in
+                Self.allowed(accepted.everywhere + opened.filter { $0.pattern.hasSameShape(as: pattern) }.flatMap(\.methods))
+            }
+        } ?? []
+        openedSomewhere = Set(opened.flatMap { Self.allowed($0.methods) })
         var firstSegment: [Int] = [], ranks: [UInt8] = [], literals: [Range<Int>] = [], bytes: [UInt8] = []
         for pattern in patterns {
             firstSegment.append(ranks.count)
@@ -51,14 +64,23 @@ struct RouteTable: Sendable {
     }
 
     func resolve(method: String, path: String) -> Lookup {
-        if let acceptedAllow, !acceptedAllow.contains(method) { return .methodNotAllowed(acceptedAllow) }
+        // A listener that opens nothing per path refuses other methods before any lookup; one
+        // that does looks the path up, so a 405's `Allow` names what that resource takes.
+        if let acceptedAllow, !acceptedAllow.contains(method), openedSomewhere.isEmpty { return .methodNotAllowed(acceptedAllow) }
         if path == "*" {
-            // §9.3.7: OPTIONS * asks about the server, not a resource.
-            return method == "OPTIONS" ? .options(acceptedAllow ?? Self.allowed(methods.flatMap { $0 })) : .notFound
+            // §9.3.7: OPTIONS * asks about the server, not a resource: whatever it takes somewhere.
+            guard method == "OPTIONS" else { return notFound(method) }
+            return .options(acceptedAllow.map { Self.allowed($0 + openedSomewhere) } ?? Self.allowed(methods.flatMap { $0 }))
         }
-        guard path.utf8.first == UInt8(ascii: "/") else { return .notFound }
+        guard path.utf8.first == UInt8(ascii: "/") else { return notFound(method) }
         var path = path
         return path.withUTF8 { bytes in resolve(method: method, bytes) }
+    }
+
+    /// No resource at the path: 404, or 405 for a method the listener takes on other paths only.
+    private func notFound(_ method: String) -> Lookup {
+        guard let acceptedAllow, !acceptedAllow.contains(method) else { return .notFound }
+        return .methodNotAllowed(acceptedAllow)
     }
 
     /// `resolve` on the path's UTF-8 bytes (they start with `/`).
@@ -69,18 +91,22 @@ struct RouteTable: Sendable {
             if let current = best, !isMoreSpecific(route, than: current) { continue }
             best = route
         }
-        guard let best else { return .notFound }
+        guard let best else { return notFound(method) }
         // Every route with the winning pattern's shape serves the same resource; HEAD falls back
-        // to its first GET route.
+        // to its first GET route. The listener's limits first: only what it accepts here counts.
         let resource = resources[best]
+        let accepted = acceptedAt.isEmpty ? nil : acceptedAt[resource]
+        func allow() -> [String] {
+            Self.allowed(resources.indices.filter { resources[$0] == resource }.flatMap { methods[$0] }.filter { accepted?.contains($0) ?? true })
+        }
+        if let accepted, !accepted.contains(method) { return .methodNotAllowed(allow()) }
         var get: Int?
         for route in resources.indices where resources[route] == resource {
             if methods[route].contains(method) { return .matched(route, patterns[route].captures(bytes, segments)) }
             if get == nil, methods[route].contains("GET") { get = route }
         }
         if method == "HEAD", let get { return .matched(get, patterns[get].captures(bytes, segments)) }
-        let allow = Self.allowed(resources.indices.filter { resources[$0] == resource }.flatMap { methods[$0] })
-        return method == "OPTIONS" ? .options(allow) : .methodNotAllowed(allow)
+        return method == "OPTIONS" ? .options(allow()) : .methodNotAllowed(allow())
     }
 
     /// Whether route `route`'s pattern matches the path `bytes` cut into `segments`.

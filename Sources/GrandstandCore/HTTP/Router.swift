@@ -29,9 +29,10 @@ public struct Router<Handler> {
     /// The matching itself, not generic, so it is compiled once in this module.
     private let table: RouteTable
 
-    /// `acceptedMethods`: the methods the listener takes at all; another is 405 on every path,
-    /// before any lookup (the fan listener serves reads only). nil: each path's routes decide.
-    public init(_ routes: [Route], acceptedMethods: [String]? = nil) {
+    /// `acceptedMethods`: the methods the listener takes at all, on every path or on some
+    /// resources only (`AcceptedMethods`); another is 405 with the listener's `Allow`, the
+    /// routes not asked. nil: each path's routes decide.
+    public init(_ routes: [Route], acceptedMethods: AcceptedMethods? = nil) {
         self.routes = routes
         table = RouteTable(routes.map { ($0.methods, $0.pattern) }, acceptedMethods: acceptedMethods)
     }

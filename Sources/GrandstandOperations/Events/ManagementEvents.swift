@@ -18,13 +18,13 @@ public final class EventHub: Sendable {
         var next: UInt64 = 1
     }
 
-    let maximum: Int
+    public let maximum: Int
     let backlog: Int
     /// Distinguishes this daemon run's ids from an earlier run's (ids restart at 1).
     let session: String
     private let state = Mutex(State())
 
-    init(maximum: Int = 8, backlog: Int = 64) {
+    public init(maximum: Int = 8, backlog: Int = 64) {
         self.maximum = maximum
         self.backlog = backlog
         var generator = SystemRandomNumberGenerator()
@@ -38,15 +38,20 @@ public final class EventHub: Sendable {
 
     /// Numbers the event and sends it to every subscriber whose filter admits its kind.
     func publish(_ event: GatewayEvent, realtimeMicroseconds: Int64) {
+        publish(kind: event.kind.rawValue) { id in Self.json(event, id: id, realtimeMicroseconds: realtimeMicroseconds).encoded }
+    }
+
+    /// Numbers an event of `kind` (`event:`), makes its `data:` from its id, and sends it to
+    /// every subscriber whose filter admits the kind (another hub's events: the fans' item events).
+    public func publish(kind: String, data: (_ id: String) -> String) {
         state.withLock { state in
             let number = state.next
             state.next += 1
             let id = "\(session).\(number)"
-            let data = Self.json(event, id: id, realtimeMicroseconds: realtimeMicroseconds).encoded
-            let bytes = Array(ServerSentEvent(id: id, event: event.kind.rawValue, data: data).encoded.utf8)
-            state.recent.append((number, event.kind.rawValue, bytes))
+            let bytes = Array(ServerSentEvent(id: id, event: kind, data: data(id)).encoded.utf8)
+            state.recent.append((number, kind, bytes))
             if state.recent.count > backlog { state.recent.removeFirst(state.recent.count - backlog) }
-            for (key, subscriber) in state.subscribers where subscriber.kinds?.contains(event.kind.rawValue) ?? true {
+            for (key, subscriber) in state.subscribers where subscriber.kinds?.contains(kind) ?? true {
                 if !subscriber.stream.send(bytes) { state.subscribers[key] = nil }
             }
         }
@@ -55,7 +60,7 @@ public final class EventHub: Sendable {
     /// A new stream starting with `first` (the current state), then the events after
     /// `lastEventID` still in the backlog (all of them when the id is from another run), then
     /// every new event. Nil when `maximum` clients are already connected.
-    func subscribe(kinds: Set<String>?, lastEventID: String?, first: [UInt8]?) -> HTTPStream? {
+    public func subscribe(kinds: Set<String>?, lastEventID: String?, first: [UInt8]?) -> HTTPStream? {
         var limits = HTTPStream.Limits()
         limits.heartbeat = Array(": keepalive\n\n".utf8)
         let stream = HTTPStream(limits: limits)
@@ -76,7 +81,7 @@ public final class EventHub: Sendable {
     }
 
     /// Clients connected now.
-    var count: Int { state.withLock { $0.subscribers.values.filter { $0.stream.isOpen }.count } }
+    public var count: Int { state.withLock { $0.subscribers.values.filter { $0.stream.isOpen }.count } }
 
     /// Ends every stream (daemon stop: before the listener that carries them).
     public func finishAll() {

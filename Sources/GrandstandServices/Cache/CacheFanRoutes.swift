@@ -10,22 +10,28 @@ import Glibc
 /// URLs, so a partially cached item plays its first part from the box and the rest from the origin.
 public struct CacheFanRoutes: Sendable {
     public let cache: ContentCache
+    /// `cache.fans`: what fans may request, and the per-client limit on it; nil: no requests
+    /// (FanItemRequests.swift).
+    let fans: GatewayConfig.FanRequests?
+    let limiter: FanRequestBuckets?
 
     /// `/items.json`: the items a fan can fetch (every file stored), newest first:
     /// `{"items":[{id, source, category, state, bytes, files:[{path, size, url}], play}]}` with `play` the
     /// first playlist or else the first file. Origin URLs, headers and tokens stay with the operator.
     func list() -> HTTPResponse {
         let items = cache.items().filter { !$0.files.isEmpty }.sorted { ($0.createdNanoseconds, $0.id) > ($1.createdNanoseconds, $1.id) }
-        let listed: [JSONValue] = items.map { item in
-            let files: [JSONValue] = item.files.map { file in
-                .object([("path", .string(file.path)), ("size", .number(Double(file.size))), ("url", .string("/items/\(item.id)/\(file.path)"))])
-            }
-            let play = item.files.first { $0.path.hasSuffix(".m3u8") } ?? item.files.first
-            return .object([("id", .string(item.id)), ("source", .string(item.source.description)), ("category", .string(item.category)), ("state", .string(item.state.rawValue)),
-                            ("bytes", .number(Double(item.storedBytes))), ("files", .array(files)),
-                            ("play", play.map { .string("/items/\(item.id)/\($0.path)") } ?? .null)])
+        return FanListing.response(.object([("items", .array(items.map(Self.listing)))]))
+    }
+
+    /// One item as fans see it (no origin URLs, headers or tokens).
+    static func listing(_ item: CacheItem) -> JSONValue {
+        let files: [JSONValue] = item.files.map { file in
+            .object([("path", .string(file.path)), ("size", .number(Double(file.size))), ("url", .string("/items/\(item.id)/\(file.path)"))])
         }
-        return FanListing.response(.object([("items", .array(listed))]))
+        let play = item.files.first { $0.path.hasSuffix(".m3u8") } ?? item.files.first
+        return .object([("id", .string(item.id)), ("source", .string(item.source.description)), ("category", .string(item.category)),
+                        ("state", .string(item.state.rawValue)), ("bytes", .number(Double(item.storedBytes))), ("files", .array(files)),
+                        ("play", play.map { .string("/items/\(item.id)/\($0.path)") } ?? .null)])
     }
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -40,6 +46,7 @@ public struct CacheFanRoutes: Sendable {
            let playlist = VODPlaylist(String(decoding: bytes, as: UTF8.self)) {
             let playlistURL = OriginURL.resolve(path, against: master)
             let text = playlist.rewritten { uri in
+                guard !OriginURL.isForeign(uri) else { return uri }
                 let absolute = OriginURL.resolve(uri, against: playlistURL)
                 let local = OriginURL.localPath(absolute, root: master)
                 return item.file(local) != nil ? "/items/\(id)/\(local)" : absolute
@@ -67,7 +74,9 @@ public struct CacheFanRoutes: Sendable {
         }
     }
 
-    public init(cache: ContentCache) {
+    public init(cache: ContentCache, fans: GatewayConfig.FanRequests? = nil) {
         self.cache = cache
+        self.fans = fans
+        limiter = fans.map { FanRequestBuckets(FanRequestLimiter(perHour: $0.perClientPerHour)) }
     }
 }

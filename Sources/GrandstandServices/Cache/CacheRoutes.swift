@@ -28,7 +28,8 @@ public struct CacheRoutes: Sendable {
     private func action(_ id: String, _ name: String, _ request: HTTPRequest) -> HTTPResponse {
         switch name {
         case "pause": return act(id) { try cache.pause($0) }
-        case "resume": return act(id) { try cache.resume($0) }
+        // `download`: a discovered item (itemDownloadBehavior None or ThumbnailOnly) downloads.
+        case "resume", "download": return act(id) { try cache.resume($0) }
         case "cancel": return act(id) { try cache.cancel($0) }
         case "lock", "unlock": return act(id) { id in try cache.update(id) { $0.locked = name == "lock" } }
         case "delete-files": return act(id) { id in try cache.deleteFiles(id); return cache.item(id) }
@@ -41,7 +42,7 @@ public struct CacheRoutes: Sendable {
             return act(id) { id in
                 try cache.update(id) { $0.consumption.append(ConsumptionRecord(startPosition: start, endPosition: end, recordedNanoseconds: at)) }
             }
-        default: return .text(404, "no action \(name) (pause, resume, cancel, lock, unlock, delete-files, consumption)")
+        default: return .text(404, "no action \(name) (pause, resume, download, cancel, lock, unlock, delete-files, consumption)")
         }
     }
 
@@ -87,10 +88,10 @@ public struct CacheRoutes: Sendable {
         return .json(JSONValue.object([("items", .array(items.map(\.json)))]).encoded + "\n")
     }
 
-    /// `POST /api/v1/items` `{"id":…, "category"?, "prepositionSeconds"?, "headers"?: {…}, "query"?}`.
+    /// `POST /api/v1/items` `{"id":…, "category"?, "prepositionSeconds"?, "quality"?, "headers"?: {…}, "query"?}`.
     private func add(_ request: HTTPRequest) -> HTTPResponse {
-        guard let document = try? JSONParser.parse(request.body), case .string(let id)? = document["id"], !id.isEmpty,
-              !id.contains("/"), id.utf8.count <= 200 else {
+        guard let document = try? JSONParser.parse(request.body), case .string(let id)? = document["id"],
+              CacheItem.acceptsContentID(id) else {
             return .text(400, "$.id: expected {\"id\":\"CONTENT-ID\"} (no slash, at most 200 bytes)")
         }
         var add = ContentCache.AddRequest(id: id)
@@ -98,6 +99,10 @@ public struct CacheRoutes: Sendable {
         if case .number(let seconds)? = document["prepositionSeconds"] {
             guard seconds > 0 else { return .text(400, "$.prepositionSeconds: expected a positive number of seconds") }
             add.prepositionSeconds = seconds
+        }
+        if let quality = document["quality"] {
+            guard let choice = VariantChoice.parse(quality) else { return .text(400, "$.quality: " + VariantChoice.expected) }
+            add.quality = choice
         }
         if case .object(let headers)? = document["headers"] {
             for (name, value) in headers {
@@ -108,6 +113,7 @@ public struct CacheRoutes: Sendable {
             }
         }
         if case .string(let query)? = document["query"] { add.query = query }
+        if case .bool(let download)? = document["download"] { add.download = download }
         do {
             return .json(try cache.add(add).json.encoded + "\n", status: 202)
         } catch {

@@ -21,6 +21,19 @@ public final class ContentCache: ReceivedFileSink, Sendable {
         /// Last access per item since its last record (kept in memory: a lookup must not write).
         var accessed: [String: Int64] = [:]
         var tokens: [String: OriginFetch] = [:]
+        /// Items asked to download whatever `itemDownloadBehavior` says (fans' requests, a
+        /// POST with `download`), until their metadata arrives. In memory: after a restart an
+        /// item still waiting for its metadata follows the behavior.
+        var requested: Set<String> = []
+        var progress = CacheProgressThrottle()
+        /// Item events of the change under way, sent once the lock is released (`changing`).
+        var pending: [CacheItemEvent] = []
+
+        /// Queues the events of `before` becoming `after`; a download that ended forgets its throttle.
+        mutating func note(_ before: CacheItem?, _ after: CacheItem, removal: CacheItemEvent.Removal = .request, now: Int64) {
+            pending += CacheItemEvent.transition(before, after, removal: removal, wallNanoseconds: now)
+            if after.state != .downloading { progress.finish(after.id) }
+        }
 
         func withAccess(_ item: CacheItem) -> CacheItem {
             var item = item
@@ -29,21 +42,28 @@ public final class ContentCache: ReceivedFileSink, Sendable {
         }
 
         /// Evicts least-recently-used unlocked items so `bytes` more fit; throws when they cannot.
-        func makeRoom(for bytes: Int, keep: String?, policy: CachePolicy) throws {
+        mutating func makeRoom(for bytes: Int, keep: String?, policy: CachePolicy, now: Int64) throws {
             if let refusal = policy.refusal(fileBytes: bytes) { throw CacheRefusal(reason: refusal) }
             let items = store.items.values.map(withAccess)
             guard let victims = CacheEviction.plan(items, limit: policy.sizeBytes, incoming: bytes, keep: keep) else {
                 throw CacheRefusal(reason: "no room for \(bytes) bytes: the rest of the cache is locked")
             }
+            guard victims.isEmpty || policy.autoPurge else {
+                throw CacheRefusal(reason: "no room for \(bytes) bytes and autoPurge is off (nothing is evicted)")
+            }
             for id in victims {
+                let before = store.items[id]
                 try store.deleteFiles(id) { item in
                     item.restore(item.state == .deleted ? .deleted : .discovered)
                 }
+                if let after = store.items[id] { note(before, after, removal: .eviction, now: now) }
             }
         }
     }
     private let state: Mutex<State>
     let clock: any Clock
+    /// Where item events go: the journal, the management stream, the fans' stream.
+    public let events: ItemEventRelay
     private let scheduler = Mutex<ServiceThread?>(nil)
     /// One thread per running download (`download-N`), each joined (Prefetcher.swift).
     let downloadThreads: ServiceGroup
@@ -52,10 +72,11 @@ public final class ContentCache: ReceivedFileSink, Sendable {
 
     var policy: CachePolicy { configuration.policy }
 
-    public init(_ configuration: GatewayConfig.Cache, clock: any Clock = SystemClock(),
-         downloadThreadName: String = "download") throws(ContentStoreError) {
+    public init(_ configuration: GatewayConfig.Cache, clock: any Clock = SystemClock(), events: ItemEventRelay = ItemEventRelay(),
+                downloadThreadName: String = "download") throws(ContentStoreError) {
         self.configuration = configuration
         self.clock = clock
+        self.events = events
         downloadThreads = ServiceGroup(name: downloadThreadName)
         let store = try ContentStore(directory: configuration.directory)
         // A download the last run left in flight goes back to the queue (its partial file resumes).
@@ -71,6 +92,17 @@ public final class ContentCache: ReceivedFileSink, Sendable {
     /// Runs `body` on the cache's state under its lock (the download table and tokens in
     /// Prefetcher.swift). Not re-entrant: `body` must not call back into the cache.
     func withState<T: Sendable>(_ body: (inout State) -> T) -> T { state.withLock { body(&$0) } }
+
+    /// `withState` for changes: runs `body` under the lock, then publishes the item events it
+    /// queued (after the lock: the journal and the streams are I/O).
+    func changing<T: Sendable>(_ body: (inout State) throws -> T) throws -> T {
+        var queued: [CacheItemEvent] = []
+        defer { for event in queued { events.publish(event) } }
+        return try state.withLock { state throws -> T in
+            defer { queued = state.pending; state.pending = [] }
+            return try body(&state)
+        }
+    }
 
     // MARK: Reading
 
@@ -95,8 +127,8 @@ public final class ContentCache: ReceivedFileSink, Sendable {
     public func store(_ file: ReceivedFile) throws -> StoredFile {
         let id = Self.channelItemID(file.channelID)
         let policy = policy
-        return try state.withLock { state throws -> StoredFile in
-            try state.makeRoom(for: file.bytes.count, keep: id, policy: policy)
+        return try changing { state throws -> StoredFile in
+            try state.makeRoom(for: file.bytes.count, keep: id, policy: policy, now: file.completedNanoseconds)
             let stored = try state.store.store(file.bytes, itemID: id, path: file.path, contentType: file.contentType,
                                                now: file.completedNanoseconds) { item in
                 item.source = .fileChannel(file.channelID)
@@ -129,8 +161,8 @@ public final class ContentCache: ReceivedFileSink, Sendable {
     /// Stores bytes as one of an item's files (playlists, metadata), evicting first.
     func storeBytes(_ bytes: [UInt8], id: String, path: String, contentType: String?) throws {
         let policy = policy, now = now()
-        try state.withLock { state throws in
-            try state.makeRoom(for: bytes.count, keep: id, policy: policy)
+        try changing { state throws in
+            try state.makeRoom(for: bytes.count, keep: id, policy: policy, now: now)
             try state.store.store(bytes, itemID: id, path: path, contentType: contentType, now: now) { _ in }
         }
     }
@@ -139,8 +171,8 @@ public final class ContentCache: ReceivedFileSink, Sendable {
     func adopt(_ partial: String, sha256: String?, size: Int, id: String, path: String, contentType: String?) throws {
         let hashed = try ContentStore.hash(partial)   // outside the lock: fans keep being served meanwhile
         let policy = policy, now = now()
-        try state.withLock { state throws in
-            try state.makeRoom(for: size, keep: id, policy: policy)
+        try changing { state throws in
+            try state.makeRoom(for: size, keep: id, policy: policy, now: now)
             try state.store.adopt(partial, sha256: sha256, size: size, itemID: id, path: path, contentType: contentType, now: now,
                                   hashed: hashed) { _ in }
         }
@@ -149,11 +181,14 @@ public final class ContentCache: ReceivedFileSink, Sendable {
     /// Applies `change` to the item and records it; nil when there is no such item.
     @discardableResult
     func update(_ id: String, _ change: (inout CacheItem) throws -> Void) throws -> CacheItem? {
-        try state.withLock { state throws -> CacheItem? in
+        let now = now()
+        return try changing { state throws -> CacheItem? in
             guard var item = state.store.items[id] else { return nil }
+            let before = item
             try change(&item)
             if let at = state.accessed.removeValue(forKey: id) { item.lastAccessNanoseconds = max(item.lastAccessNanoseconds, at) }
             try state.store.put(item)
+            state.note(before, item, now: now)
             return item
         }
     }
@@ -163,11 +198,14 @@ public final class ContentCache: ReceivedFileSink, Sendable {
     /// Deletes the files (the item stays, back to `discovered`); partial downloads too.
     func deleteFiles(_ id: String, tombstone: Bool = false) throws {
         cancelDownload(id)
-        try state.withLock { state throws in
+        let now = now()
+        try changing { state throws in
+            let before = state.store.items[id]
             try state.store.deleteFiles(id) { item in
                 item.restore(tombstone ? .deleted : .discovered)
                 item.error = nil
             }
+            if let after = state.store.items[id] { state.note(before, after, now: now) }
         }
         removePartials(id)
     }
@@ -185,9 +223,16 @@ public final class ContentCache: ReceivedFileSink, Sendable {
 
     // MARK: Policy
 
-    func recordDownloaded(_ bytes: Int) {
-        let seconds = now() / 1_000_000_000
-        state.withLock { $0.daily.add(bytes, nowSeconds: seconds) }
+    /// `count` more origin bytes of item `id`'s file `path`, now `fileBytes` of `fileSize`: the
+    /// daily counter, and a `progress` event when the throttle lets one out.
+    func received(_ count: Int, id: String, path: String, fileBytes: Int, fileSize: Int?) {
+        let wall = now(), monotonic = clock.monotonicNanoseconds()
+        let event = state.withLock { state -> CacheItemEvent? in
+            state.daily.add(count, nowSeconds: wall / 1_000_000_000)
+            guard state.progress.admit(id, monotonicNanoseconds: monotonic), let item = state.store.items[id] else { return nil }
+            return CacheItemEvent.progress(item, path: path, fileBytes: fileBytes, fileSize: fileSize, wallNanoseconds: wall)
+        }
+        if let event { events.publish(event) }
     }
 
     func usage() -> CachePolicy.Usage {
@@ -208,7 +253,8 @@ public final class ContentCache: ReceivedFileSink, Sendable {
             ("downloadsAllowed", .bool(blocks.isEmpty)), ("blocked", .array(blocks.map { .string($0.rawValue) })),
             ("sizeBytes", .number(Double(policy.sizeBytes))), ("usedBytes", .number(Double(usage.storedBytes))),
             ("maxFileBytes", .number(Double(policy.maxFileBytes))),
-            ("maxConcurrentDownloads", .number(Double(policy.maxConcurrentDownloads))),
+            ("maxConcurrentDownloads", policy.maxConcurrentDownloads.map { .number(Double($0)) } ?? .null),
+            ("itemDownloadBehavior", .string(policy.itemDownloadBehavior.rawValue)), ("autoPurge", .bool(policy.autoPurge)),
             ("activeDownloads", .number(Double(usage.activeDownloads))),
             ("dailyDownloadBytes", policy.dailyDownloadBytes.map { .number(Double($0)) } ?? .null),
             ("downloadedTodayBytes", .number(Double(usage.downloadedTodayBytes))),
@@ -239,6 +285,7 @@ public final class ContentCache: ReceivedFileSink, Sendable {
         scheduler.withLock { thread in defer { thread = nil }; return thread }?.stop()
         state.withLock { state in for control in state.downloads.values { control.shutdown() } }
         downloadThreads.stop()
+        events.fans.finishAll()   // before the listener that carries them
     }
 }
 

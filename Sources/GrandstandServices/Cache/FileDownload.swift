@@ -18,8 +18,9 @@ struct FileDownload {
     let maxBytes: Int
     /// True when the download must stop now (pause, delete, shutdown); ends the transfer within 0.1 s.
     let stop: StopSignal
-    /// Bytes received, for the daily limit.
-    let received: (Int) -> Void
+    /// Per chunk: its bytes (the daily limit), the file's bytes so far and its size when the
+    /// origin said (progress events).
+    let received: (_ count: Int, _ fileBytes: Int, _ fileSize: Int?) -> Void
 
     enum Outcome { case complete(size: Int), stopped }
 
@@ -70,7 +71,7 @@ struct FileDownload {
                 let count = pwrite(fd, chunk.baseAddress, chunk.count, off_t(written))
                 guard count == chunk.count else { failure = local("write", errno); return false }
                 written += count
-                received(count)
+                received(count, written, expected)
                 if written > maxBytes {
                     failure = OriginFailure(code: .downloadFailed, detail: "\(url) is over the \(maxBytes)-byte file limit", retryable: false)
                     return false

@@ -25,7 +25,8 @@ struct OriginFailure: Error, CustomStringConvertible {
         case .certificateExpired, .certificateNotYetValid, .certificateWrongHost, .certificateUntrusted, .pinnedKeyMismatch, .caFile:
             // Another attempt in a second meets the same certificate: fail now, with the reason.
             return OriginFailure(code: .networkError, detail: error.description, retryable: false)
-        case .tooManyRedirects:
+        case .tooManyRedirects, .headersTooLarge:
+            // The origin misbehaves the same way next time: fail now, with the reason.
             return OriginFailure(code: .httpError, detail: error.description, retryable: false)
         case .badURL, .bodyTooLarge:
             return OriginFailure(code: .downloadFailed, detail: error.description, retryable: false)
@@ -68,6 +69,8 @@ struct OriginFetch: Sendable {
         options.maxRedirects = origin.maxRedirects
         options.connectTimeoutSeconds = origin.connectTimeoutSeconds
         options.idleTimeoutSeconds = origin.timeoutSeconds
+        // An origin dripping under 1 KiB/s for the idle timeout is given up on (and retried).
+        options.minimumBytesPerSecond = 1024
         options.totalTimeoutSeconds = origin.totalTimeoutSeconds
         options.maxResponseBytes = 16 << 20
         return CurlClient(options)

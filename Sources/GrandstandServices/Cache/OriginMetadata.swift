@@ -17,6 +17,8 @@ struct OriginMetadata {
     var category: String?
     var files: [File] = []
     var hls: String?
+    /// `thumbnail`: an image URL, stored as `thumbnail/NAME` (ThumbnailOnly fetches only this).
+    var thumbnail: File?
 
     var totalBytes: Int? {
         guard hls == nil, files.allSatisfy({ $0.size != nil }) else { return nil }
@@ -30,6 +32,10 @@ struct OriginMetadata {
         var metadata = OriginMetadata(url: url)
         if case .string(let category)? = document["category"] { metadata.category = category }
         if case .string(let hls)? = document["hls"] { metadata.hls = hls }
+        if case .string(let thumbnail)? = document["thumbnail"] {
+            let name = thumbnail.split(separator: "?").first?.split(separator: "/").last.map(String.init) ?? ""
+            metadata.thumbnail = File(url: thumbnail, path: "thumbnail/" + (name.isEmpty || name == ".." ? "image" : name))
+        }
         if case .array(let files)? = document["files"] {
             for (index, entry) in files.enumerated() {
                 guard case .string(let fileURL)? = entry["url"] else { throw Invalid(description: "$.files[\(index)].url: required string is missing") }

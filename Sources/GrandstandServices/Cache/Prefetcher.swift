@@ -34,8 +34,11 @@ extension ContentCache {
         var id: String
         var category: String?
         var prepositionSeconds: Double?
+        var quality: VariantChoice?
         var headers: [String: String] = [:]
         var query: String?
+        /// Download once discovered even when `itemDownloadBehavior` is None or ThumbnailOnly.
+        var download = false
     }
 
     /// Adds (or re-adds a deleted or failed) item by content id; it waits for its metadata.
@@ -46,13 +49,21 @@ extension ContentCache {
         fetch.itemQuery = request.query
         var item = CacheItem(id: request.id, source: .origin, category: request.category ?? "", state: .metadataNotReceived, now: now())
         item.prepositionSeconds = request.prepositionSeconds
+        item.quality = request.quality
         item.originHeaders = request.headers
         item.originQuery = request.query
         if let existing = self.item(request.id), existing.state != .deleted, existing.state != .failed {
+            // Asked to download: an item waiting discovered (None, ThumbnailOnly) starts now.
+            guard request.download else { return existing }
+            if existing.state == .discovered { return try resume(request.id) ?? existing }
+            _ = withState { $0.requested.insert(request.id) }
             return existing
         }
         if self.item(request.id) != nil { try deleteFiles(request.id, tombstone: true) }
-        lockedTokens { $0[request.id] = fetch }   // before the item exists: the scheduler may start it at once
+        withState { state in   // before the item exists: the scheduler may start it at once
+            state.tokens[request.id] = fetch
+            if request.download { state.requested.insert(request.id) } else { state.requested.remove(request.id) }
+        }
         try insert(item)
         schedule()
         return item
@@ -68,8 +79,9 @@ extension ContentCache {
             .sorted { ($0.createdNanoseconds, $0.id) < ($1.createdNanoseconds, $1.id) }
         for item in waiting {
             let running = withState { $0.downloads.count }
-            if item.state == .metadataNotReceived || (blocks.isEmpty && running < policy.maxConcurrentDownloads) {
-                guard running < policy.maxConcurrentDownloads else { return }
+            let limit = policy.maxConcurrentDownloads ?? .max
+            if item.state == .metadataNotReceived || (blocks.isEmpty && running < limit) {
+                guard running < limit else { return }
                 launch(item.id)
             } else if item.state == .queued, !blocks.isEmpty {
                 _ = try? update(item.id) { try $0.move(to: .idle) }
@@ -144,27 +156,39 @@ extension ContentCache {
         }
         fetch.clock = clock
         let stop = control.signal
+        // A newly discovered item follows itemDownloadBehavior unless asked to download; one
+        // queued by a request (resume, download) downloads.
+        let fresh = item(id)?.state == .metadataNotReceived
         do {
             var metadata = try loadMetadata(id, fetch: fetch, stop: stop)
             guard !stop.isRaised else { return settle(id, control) }
             let master = metadata.hls.map { fetch.resolve($0, fetch.origin.mediaBaseURL ?? metadata.url) }
+            let asked = withState { $0.requested.remove(id) != nil }
+            let behavior = fresh && !asked ? policy.itemDownloadBehavior : .fullAuto
             try update(id) { item in
                 if item.state == .metadataNotReceived { try item.move(to: .discovered) }
-                if item.state == .discovered { try item.move(to: .queued) }
+                if item.state == .discovered, behavior == .fullAuto { try item.move(to: .queued) }
                 if item.category.isEmpty, let category = metadata.category { item.category = category }
                 item.expectedBytes = metadata.totalBytes
                 item.originURL = master
             }
             let blocks = policy.blocks(usage(), nowSeconds: now() / 1_000_000_000).filter { $0 != .concurrencyLimit }
+            guard behavior == .fullAuto else {
+                // Waits discovered for a request; ThumbnailOnly fetches the thumbnail meanwhile.
+                if behavior == .thumbnailOnly, blocks.isEmpty, let thumbnail = metadata.thumbnail {
+                    _ = try downloadFiles(id, [thumbnail], fetch: fetch, stop: stop)
+                }
+                return
+            }
             guard blocks.isEmpty else {
                 try update(id) { try $0.move(to: .idle) }
                 return
             }
             try update(id) { try $0.move(to: .downloading) }
-            var complete = try downloadFiles(id, metadata.files, fetch: fetch, stop: stop)
+            var complete = try downloadFiles(id, (metadata.thumbnail.map { [$0] } ?? []) + metadata.files, fetch: fetch, stop: stop)
             if let master {
                 let seconds = item(id)?.prepositionSeconds
-                complete = try downloadHLS(id, master: master, seconds: seconds, fetch: fetch, stop: stop) && complete
+                complete = try downloadHLS(id, master: master, seconds: seconds, quality: item(id)?.quality ?? .all, fetch: fetch, stop: stop) && complete
             }
             metadata.files = []
             guard !stop.isRaised else { return settle(id, control) }
@@ -220,36 +244,54 @@ extension ContentCache {
         return !stop.isRaised
     }
 
-    /// An HLS VOD: the master, its media playlists, and their segments (only those starting in
-    /// the first `seconds` when pre-positioning). True when every segment is stored.
-    private func downloadHLS(_ id: String, master: String, seconds: Double?, fetch: OriginFetch,
+    /// An HLS VOD: the master (only the variants `quality` chooses, with the renditions of the
+    /// groups they name), its media playlists, their keys and init sections, and their segments
+    /// (only those starting in the first `seconds` when pre-positioning). Keys whose URI is not
+    /// http(s) (`skd://`: FairPlay) stay as they are. True when every segment is stored.
+    private func downloadHLS(_ id: String, master: String, seconds: Double?, quality: VariantChoice, fetch: OriginFetch,
                              stop: StopSignal) throws -> Bool {
         var complete = true
         var playlists = [master]
         while let url = playlists.first {
             playlists.removeFirst()
             let path = OriginURL.localPath(url, root: master)
-            let bytes = try fetch.get(url, notFound: .httpError, stop: stop)
+            var bytes = try fetch.get(url, notFound: .httpError, stop: stop)
             guard let playlist = VODPlaylist(String(decoding: bytes, as: UTF8.self)) else {
                 throw OriginFailure(code: .itemCorrupted, detail: "\(url) is not an HLS playlist", retryable: false)
             }
-            try storeBytes(bytes, id: id, path: path, contentType: "application/vnd.apple.mpegurl")
             if playlist.kind == .master {
-                playlists += playlist.references.map { OriginURL.resolve($0.uri, against: url) }
+                let chosen = quality.choose(playlist.variants)
+                if quality != .all, let kept = playlist.master(keeping: { variant in chosen.contains(variant) }) { bytes = Array(kept.utf8) }
+                guard let stored = VODPlaylist(String(decoding: bytes, as: UTF8.self)) else { continue }
+                try storeBytes(bytes, id: id, path: path, contentType: "application/vnd.apple.mpegurl")
+                for reference in stored.references where reference.isPlaylist {
+                    playlists.append(OriginURL.resolve(reference.uri, against: url))
+                }
+                for reference in stored.references where reference.role == .key {
+                    try fetchReference(id, reference, playlistURL: url, master: master, fetch: fetch, stop: stop)
+                }
                 continue
             }
+            try storeBytes(bytes, id: id, path: path, contentType: "application/vnd.apple.mpegurl")
             let wanted = seconds.map { playlist.prefix(seconds: $0) } ?? playlist.references
             complete = complete && wanted.count == playlist.references.count
             for reference in wanted {
                 if stop.isRaised { return false }
-                let segment = OriginURL.resolve(reference.uri, against: url)
-                let segmentPath = OriginURL.localPath(segment, root: master)
-                if file(id, path: segmentPath) != nil { continue }
-                try fetchFile(id, url: segment, path: segmentPath, size: nil, sha256: nil,
-                              contentType: segmentPath.hasSuffix(".ts") ? "video/mp2t" : nil, fetch: fetch, stop: stop)
+                try fetchReference(id, reference, playlistURL: url, master: master, fetch: fetch, stop: stop)
             }
         }
         return complete
+    }
+
+    /// A segment, init section or key of a playlist at `playlistURL`, unless stored already.
+    private func fetchReference(_ id: String, _ reference: VODPlaylist.Reference, playlistURL: String, master: String,
+                                fetch: OriginFetch, stop: StopSignal) throws {
+        guard !OriginURL.isForeign(reference.uri) else { return }
+        let url = OriginURL.resolve(reference.uri, against: playlistURL)
+        let path = OriginURL.localPath(url, root: master)
+        if file(id, path: path) != nil { return }
+        let type: String? = path.hasSuffix(".ts") ? "video/mp2t" : path.hasSuffix(".vtt") ? "text/vtt" : nil
+        try fetchFile(id, url: url, path: path, size: nil, sha256: nil, contentType: type, fetch: fetch, stop: stop)
     }
 
     private func fetchFile(_ id: String, url: String, path: String, size: Int?, sha256: String?, contentType: String?,
@@ -259,7 +301,9 @@ extension ContentCache {
         }
         let partial = partialPath(id, path)
         let download = FileDownload(fetch: fetch, url: url, partialPath: partial, maxBytes: min(policy.maxFileBytes, policy.sizeBytes),
-                                    stop: stop, received: { [self] in recordDownloaded($0) })
+                                    stop: stop, received: { [self] count, bytes, total in
+                                        received(count, id: id, path: path, fileBytes: bytes, fileSize: total ?? size)
+                                    })
         guard case .complete(let received) = try download.run() else { return }
         if let size, received != size {
             unlink(partial)

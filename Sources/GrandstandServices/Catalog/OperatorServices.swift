@@ -80,7 +80,8 @@ public final class OperatorServices: LiveInserts {
         recorder.stop()
     }
 
-    /// The fan listener's routes of these features (reads only), `/items/ID/…` with a cache.
+    /// The fan listener's routes of these features (reads only), `/items/ID/…`, the item events
+    /// and fans' item requests (`POST /items`, which `FanRoutes.acceptedMethods` opens) with a cache.
     public func fanRoutes(cache: CacheFanRoutes?) -> [HTTPRoute] {
         catalog.readRoutes(prefix: "/catalog") + [
             HTTPRoute("GET", "/records.json") { [records] _ in records.fanList() },
@@ -88,6 +89,8 @@ public final class OperatorServices: LiveInserts {
             HTTPRoute("GET", "/timelines.json") { [timelineRoutes] _ in timelineRoutes.fanList() },
             HTTPRoute("GET", "/timelines/{file}") { [timelineRoutes] in timelineRoutes.fan($0) },
         ] + (cache.map { cache in [HTTPRoute("GET", "/items.json") { _ in cache.list() },
+                                   HTTPRoute("POST", "/items") { cache.request($0) },
+                                   HTTPRoute("GET", "/items/events") { cache.events($0) },
                                    HTTPRoute("GET", "/items/{id}/*") { cache.handle($0) }] } ?? [])
     }
 

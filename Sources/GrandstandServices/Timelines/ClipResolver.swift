@@ -30,7 +30,7 @@ struct ClipResolver: Sendable {
             let playlistURL = OriginURL.resolve(playlistPath, against: master)
             if playlist.kind == .master {
                 // A master: its first variant (a rough cut is of one rendition).
-                guard let variant = playlist.references.first else { break }
+                guard let variant = playlist.variants.first else { break }
                 playlistPath = OriginURL.localPath(OriginURL.resolve(variant.uri, against: playlistURL), root: master)
                 continue
             }

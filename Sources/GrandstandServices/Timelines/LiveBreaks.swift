@@ -21,7 +21,13 @@ final class LiveBreaks: Sendable {
         var anchorTicks: Int64?
         /// Spans (90 kHz, start and duration) of live chunks already read, by name.
         var spans: [String: (start: Int64, duration: Int64)] = [:]
+        /// Chunks already answered, by name (every viewer asks for the same ones; a published
+        /// live chunk never changes), and their bytes: dropped together past `answerBytesLimit`.
+        var answers: [String: [UInt8]] = [:]
+        var answerBytes = 0
     }
+
+    static let answerBytesLimit = 8 << 20
 
     struct Channel {
         /// The channel instance the anchors number into (a restarted channel renumbers).
@@ -166,6 +172,7 @@ final class LiveBreaks: Sendable {
     }
 
     func chunk(_ id: String, insert: String, name: String, live: [UInt8], channel: VideoChannel) -> HTTPResponse {
+        if let known = channels.withLock({ $0[id]?.entries[insert]?.answers[name] }) { return Self.mp4(known) }
         guard var entry = channels.withLock({ $0[id]?.entries[insert] }) else { return .text(404, "no such break") }
         if entry.anchorTicks == nil {
             entry = resolve(entry, channel: channel)
@@ -178,7 +185,17 @@ final class LiveBreaks: Sendable {
         let bytes = entry.media.chunk(sequence: UInt32(truncatingIfNeeded: span.start / 900), span: start..<(start + Int64(span.duration)),
                                       anchorTicks: anchor)
         // Past the insert's end (a GAP=YES part) the answer is empty: a player appends nothing.
-        return Self.mp4(bytes ?? [])
+        let answer = bytes ?? []
+        channels.withLock { channels in
+            guard let held = channels[id]?.entries[insert]?.answerBytes else { return }
+            if held + answer.count > Self.answerBytesLimit {
+                channels[id]?.entries[insert]?.answers.removeAll()
+                channels[id]?.entries[insert]?.answerBytes = 0
+            }
+            channels[id]?.entries[insert]?.answers[name] = answer
+            channels[id]?.entries[insert]?.answerBytes += answer.count
+        }
+        return Self.mp4(answer)
     }
 
     static func mp4(_ bytes: [UInt8]) -> HTTPResponse {

@@ -355,6 +355,32 @@ func segmenter(samplePath: String, cmaf: Bool = false) -> Outcome {
     return Outcome(units: chunks, checksum: checksum)
 }
 
+/// A live break's chunks on CMAF (docs/inserts.md): the sample transmuxed once (not measured),
+/// then cut into 0.2 s chunks re-timed onto a live timeline, three times over: what answering one
+/// break part costs, next to `cmaf-writer` (what packaging the live part cost).
+func breakChunks(samplePath: String) -> Outcome {
+    guard let media = try? BreakMedia.transmux([readFile(samplePath)]) else { fatalError("cmaf-break-chunk: the sample does not transmux") }
+    let step: Int64 = 18_000
+    func cut(_ rounds: Int) -> (Int, Int) {
+        var checksum = 0, chunks = 0
+        for round in 0..<rounds {
+            var start: Int64 = 0
+            while start < media.durationTicks {
+                let bytes = media.chunk(sequence: UInt32(chunks + 1), span: start..<(start + step), anchorTicks: 8_100_000_000 + Int64(round) * media.durationTicks)
+                checksum &+= bytes?.count ?? 0
+                chunks += 1
+                start += step
+            }
+        }
+        return (chunks, checksum)
+    }
+    var checksum = cut(1).1
+    var chunks = 0
+    checksum &+= callgrindMeasuredSection { let (n, sum) = cut(3); chunks = n; return sum }
+    precondition(chunks >= 250, "cmaf-break-chunk: \(chunks) chunks")
+    return Outcome(units: chunks, checksum: checksum)
+}
+
 func package(_ packager: inout HLSPackager, _ stream: [UInt8], _ chunks: Range<Int>, base: Int64, step: Int64) -> Int {
     var checksum = 0
     for chunk in chunks {
@@ -511,6 +537,7 @@ let cases = [
     Case(name: "segmenter", unit: "packet", run: { segmenter(samplePath: samplePath) }),
     Case(name: "cmaf-writer", unit: "packet", run: { segmenter(samplePath: samplePath, cmaf: true) }),
     Case(name: "http-playlist-get", unit: "request", run: httpPlaylistGet),
+    Case(name: "cmaf-break-chunk", unit: "chunk", run: { breakChunks(samplePath: samplePath) }),
 ]
 
 func report(_ c: Case, _ outcome: Outcome) {

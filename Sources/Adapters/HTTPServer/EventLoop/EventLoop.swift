@@ -191,7 +191,7 @@ final class EventLoop: @unchecked Sendable {
                 return
             }
             let client = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress.describe($0) } }
-            let key = client.map(Self.hostPart) ?? ""
+            let key = client.map(HTTPRequest.hostPart) ?? ""
             let count = perClient[key, default: 0]
             guard count < Int(configuration.perClientLimit) else {
                 // Past the per-client limit: closed unanswered (docs/serving.md, "Limits").
@@ -226,11 +226,6 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// `1.2.3.4:80` → `1.2.3.4`, `[::1]:80` → `[::1]`.
-    static func hostPart(_ described: String) -> String {
-        guard let colon = described.lastIndex(of: ":") else { return described }
-        return String(described[..<colon])
-    }
-
     // MARK: Readiness
 
     private func ready(_ connection: Connection, flags: UInt32, now: Int64) {
