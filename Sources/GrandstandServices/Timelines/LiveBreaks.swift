@@ -114,14 +114,14 @@ final class LiveBreaks: Sendable {
         }
         let output = Array(text.utf8)
         channels.withLock { channels in
-            guard var state = channels[id] else { return }
-            for (key, entry) in entries where state.entries[key] != nil {
-                state.entries[key]!.placed = entry.placed
-                state.entries[key]!.anchorTicks = entry.anchorTicks
-                state.entries[key]!.spans.merge(entry.spans) { old, _ in old }
+            guard channels[id] != nil else { return }
+            // In place: an entry deleted meanwhile stays deleted (optional chaining skips it).
+            for (key, entry) in entries {
+                channels[id]?.entries[key]?.placed = entry.placed
+                channels[id]?.entries[key]?.anchorTicks = entry.anchorTicks
+                channels[id]?.entries[key]?.spans.merge(entry.spans) { old, _ in old }
             }
-            state.memo = (body, output)
-            channels[id] = state
+            channels[id]?.memo = (body, output)
         }
         return output
     }
