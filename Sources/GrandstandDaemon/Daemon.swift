@@ -136,6 +136,7 @@ public final class Daemon {
             + UpdateRoutes(service: updates).routes
         managementRoutes.statsExtra = WiFiStatus(config: config) { health.snapshot.state.inVenue }.members
         managementRoutes.services = services
+        managementRoutes.updates = updates
         box.install(fan: FanRoutes(status: report, gateway: gateway, more: services.fanRoutes(cache: cache.map { CacheFanRoutes(cache: $0, fans: config.cache?.fans) }), inserts: services).handler(),
                     management: managementRoutes.handler())
         self.managementTable = managementRoutes.table

@@ -73,6 +73,28 @@ struct UpdateServiceTests {
         #expect(service.status.lastResult == "committed" && service.status.lastVersion == "2")
         #expect(events.hub.recentKinds.contains("update-committed"))
         #expect(access(path, F_OK) != 0)   // the record is settled
+        // /metrics shows the booted slot good with its version, and the result.
+        let metrics = Self.metrics(service.status)
+        #expect(metrics.contains("grandstand_update_slot_info{slot=\"rootfs.1\",bootname=\"X\",state=\"booted\",boot_status=\"good\",version=\"2\"} 1\n"), "\(metrics)")
+        #expect(metrics.contains("grandstand_update_last_result{result=\"committed\",version=\"2\"} 1\n"), "\(metrics)")
+        #expect(metrics.contains("grandstand_update_last_result{result=\"failed\",version=\"\"} 0\n"), "\(metrics)")
+        #expect(metrics.contains("grandstand_update_installing 0\n") && metrics.contains("grandstand_update_last_result_timestamp_seconds "))
+    }
+
+    static func metrics(_ status: UpdateService.Status) -> String {
+        PrometheusText.render(UpdateMetrics.families(status))
+    }
+
+    /// Before any result: the slots, nothing installing, no result family samples.
+    @Test func metricsBeforeAnyUpdate() {
+        var status = UpdateService.Status()
+        status.slots = [SlotStatus(name: "rootfs.0", bootname: "A", state: "booted", bootStatus: "good", version: nil)]
+        let metrics = Self.metrics(status)
+        #expect(metrics.contains("grandstand_update_slot_info{slot=\"rootfs.0\",bootname=\"A\",state=\"booted\",boot_status=\"good\",version=\"\"} 1\n"))
+        #expect(!metrics.contains("grandstand_update_last_result{") && !metrics.contains("timestamp_seconds "))
+        status.phase = "installing"
+        status.percent = 40
+        #expect(Self.metrics(status).contains("grandstand_update_progress_percent 40\n"))
     }
 
     @Test func givesUpASlotThatNeverGetsHealthy() throws {
