@@ -174,6 +174,12 @@ def update_http(ctx):
     expect(slot(status, "rootfs.1").get("version") == version, f"slot rootfs.1: {slot(status, 'rootfs.1')}")
     expect(status["last"] and status["last"]["result"] == "committed", f"last result: {status['last']}")
     expect(ctx.journal(COMMITTED_ID, wait=10), f"no update-committed entry (MESSAGE_ID={COMMITTED_ID})")
+    # A fleet's Prometheus sees the same: slot B booted and good with the version, the result.
+    code, metrics = mgmt(ctx, "GET", "/metrics")
+    expect(code == 200, f"GET /metrics answered {code}")
+    for line in (f'grandstand_update_slot_info{{slot="rootfs.1",bootname="B",state="booted",boot_status="good",version="{version}"}} 1',
+                 f'grandstand_update_last_result{{result="committed",version="{version}"}} 1'):
+        expect(line in metrics.splitlines(), f"/metrics lacks {line}: {[l for l in metrics.splitlines() if 'update' in l]}")
     size = bundles["good"].stat().st_size
     ctx.facts["update-http"] = (f"bundle {size / 2**20:.0f} MiB, install {seconds:.0f} s (streamed over HTTP), "
                                 f"install end to QEMU exit {down - seconds:.0f} s, power-on to service answering {up:.0f} s; "
