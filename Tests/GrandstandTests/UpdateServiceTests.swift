@@ -67,9 +67,13 @@ struct UpdateServiceTests {
                                     health: { ServiceState(reasons: .noChannels) }, requestReboot: { Issue.record("no reboot expected") })
         try service.start()
         defer { service.stop() }
-        let elapsed = Self.step(clock, seconds: 60) { fake.marks == ["good"] }
+        // The result and the slots are read back just after the mark: wait for all of it (the mark
+        // alone raced them on a loaded machine).
+        let elapsed = Self.step(clock, seconds: 60) {
+            fake.marks == ["good"] && service.status.lastResult != nil && service.status.slots.contains { $0.state == "booted" && $0.bootStatus == "good" }
+        }
         #expect(fake.marks == ["good"])
-        #expect((30...32).contains(elapsed))
+        #expect((30...33).contains(elapsed))
         #expect(service.status.lastResult == "committed" && service.status.lastVersion == "2")
         #expect(events.hub.recentKinds.contains("update-committed"))
         #expect(access(path, F_OK) != 0)   // the record is settled
