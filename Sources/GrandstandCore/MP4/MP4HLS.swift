@@ -49,8 +49,9 @@ public enum MP4HLS {
         if cuts.isEmpty { cuts = [(0, clock.pts(timing.samples[0], timing))] }
         let audio = movie.video == nil ? nil : movie.audio
         let audioTimes = audio.map { track in track.samples.map { clock.pts($0, track) } } ?? []
+        // Durations run from the first keyframe's presentation (audio before it, such as AAC
+        // priming an edit list hides, rides in the first segment).
         var start = cuts[0].time
-        if let first = audioTimes.first { start = min(start, first) }
         let end = max(endTime(timing, clock), audio.map { endTime($0, clock) } ?? 0)
         var segments: [Segment] = []
         var audioIndex = 0
