@@ -91,7 +91,8 @@ import TestSupport
             }
         }
         #expect(refused > 100)
-        #expect(read + refused == moovSize)
+        let total = read + refused
+        #expect(total == moovSize)
     }
 
     @Test func notAnMP4IsRefusedWithItsReason() {
