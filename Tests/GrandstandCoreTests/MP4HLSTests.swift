@@ -81,6 +81,31 @@ import TestSupport
         #expect(audio.contains("aac,131"), "\(audio)")
     }
 
+    /// One track alone: a video-only MP4 cuts as before; an audio-only one every 2 s of frames,
+    /// with the PCR on the audio PID. Every sample is carried exactly once.
+    @Test func aVideoOnlyOrAudioOnlyMovieMuxesEverySample() throws {
+        let (movie, bytes) = try MP4Tests.movie("mp4/clip.mp4")
+        var videoOnly = movie, audioOnly = movie
+        videoOnly.audio = nil
+        audioOnly.video = nil
+        for (single, pid, count) in [(videoOnly, TSMuxer.videoPID, 150), (audioOnly, TSMuxer.audioPID, 131)] {
+            let segments = MP4HLS.plan(single)
+            let carried = segments.reduce(0) { $0 + $1.video.count + $1.audio.count }
+            #expect(carried == count)
+            let longEnough = segments.dropLast().allSatisfy { $0.durationSeconds >= 1.99 }
+            #expect(segments.count == 3 && longEnough, "\(segments)")
+            var pes = 0
+            for segment in segments {
+                var demuxer = TSDemuxer()
+                var events = demuxer.feed(try MP4HLS.transportStream(segment, of: single, from: MP4Bytes(bytes))[...], timestampNanoseconds: 0)
+                events += demuxer.flush()
+                #expect(demuxer.pmt?.pcrPID == pid && demuxer.pmt?.streams.count == 1)
+                pes += events.filter { if case .pes(let packet) = $0 { return packet.pid == pid } else { return false } }.count
+            }
+            #expect(pes == count)
+        }
+    }
+
     @Test func aNALLengthPastItsSampleIsRefused() {
         let codec = MP4Codec.avc(sps: [[0x67, 1, 2, 3]], pps: [[0x68, 1]], lengthSize: 4)
         #expect(throws: MP4Error.self) { try MP4HLS.annexB([0, 0, 0, 9, 0x65, 1], codec, keyframe: true, sample: 0) }

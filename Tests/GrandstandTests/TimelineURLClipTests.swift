@@ -87,6 +87,8 @@ import Testing
         #expect(insert.status == 202, "\(insert.text)")
         let fan = try box.fan.get("/timelines/later.m3u8")
         #expect(fan.status == 503 && fan.headers["retry-after"] == "5", "\(fan.text)")
+        let listed = try JSONParser.parse(try box.fan.get("/timelines.json").body)["timelines"]
+        #expect(listed?.encoded.contains(#""state":"pending""#) == true, "\(listed?.encoded ?? "")")
         let stored = try String(contentsOfFile: box.config.stateDirectory + "/timelines.json", encoding: .utf8)
         #expect(stored.contains(#""state":"pending""#))
 

@@ -120,6 +120,9 @@ struct TimelineRoutes: Sendable {
             if let seconds = schedule.timeline(record.id)?.mainDurationSeconds { members.append(("mainDurationSeconds", .number(seconds))) }
             let inserts = schedule.inserts.filter { $0.target == .timeline(record.id) }.count
             members += [("clips", .number(Double(record.clips.count))), ("inserts", .number(Double(inserts)))]
+            // Waiting for a URL clip's item (its playlist answers 503 meanwhile), or failed (502).
+            let status = schedule.status(record.id)
+            if status.name != "ready" { members.append(("state", .string(status.name))) }
             return .object(members)
         }
         return FanListing.response(.object([("timelines", .array(timelines))]))
