@@ -53,6 +53,11 @@ import Testing
         #expect(item.source == .url && item.state == .cached && item.originURL == mp4)
         #expect(Set(item.files.map(\.path)) == ["clip.mp4", "hls/index.m3u8", "hls/seg0.ts", "hls/seg1.ts", "hls/seg2.ts"])
 
+        // The URL cached already: another timeline naming it is ready at once (201).
+        let second = try box.call("POST", "/api/v1/timelines", #"{"id":"again","clips":[{"url":"\#(mp4)","end":1}]}"#)
+        #expect(second.status == 201, "\(second.text)")
+        #expect(try JSONParser.parse(second.body)["state"] == .string("ready"))
+
         let playlist = try box.fan.get("/timelines/mixed.m3u8")
         let uris = TimelineRoutesTests.summary(playlist.text).uris
         let fromTheBox = uris.allSatisfy { $0.hasPrefix("/items/") }
