@@ -15,14 +15,15 @@ public enum MP4Codec: Sendable, Equatable {
         guard try cursor.u32() >= 1 else { throw .malformed("stsd has no sample entry") }
         guard let entry = try MP4Box.children(bytes, cursor.offset..<cursor.end).first else { throw .malformed("stsd has no sample entry") }
         switch entry.type {
-        case "avc1", "avc3": return try avc(bytes, entry.payload)
+        case "avc1", "avc3": return try avc(bytes, entry.payload, inBand: entry.type == "avc3")
         case "mp4a": return try aac(bytes, entry.payload)
         default: throw .unsupported("sample entry \(entry.type) (H.264 avc1/avc3 and AAC mp4a are played)")
         }
     }
 
-    /// VisualSampleEntry (14496-12 §12.1.3: 78 bytes) then `avcC` (14496-15 §5.3.3.1).
-    private static func avc(_ bytes: [UInt8], _ range: Range<Int>) throws(MP4Error) -> MP4Codec {
+    /// VisualSampleEntry (14496-12 §12.1.3: 78 bytes) then `avcC` (14496-15 §5.3.3.1); `avc3`
+    /// may carry its parameter sets in the samples only (§5.4.2.1).
+    private static func avc(_ bytes: [UInt8], _ range: Range<Int>, inBand: Bool) throws(MP4Error) -> MP4Codec {
         guard range.count >= 78 else { throw .truncated("avc1: \(range.count) bytes, a visual sample entry takes 78") }
         let config = try MP4Box.child("avcC", bytes, range.lowerBound + 78..<range.upperBound, in: "avc1")
         var cursor = MP4Cursor(bytes, config, box: "avcC")
@@ -33,7 +34,7 @@ public enum MP4Codec: Sendable, Equatable {
         var sps: [[UInt8]] = [], pps: [[UInt8]] = []
         for _ in 0..<(try cursor.u8() & 0x1F) { sps.append(try cursor.take(Int(try cursor.u16()))) }
         for _ in 0..<(try cursor.u8()) { pps.append(try cursor.take(Int(try cursor.u16()))) }
-        guard !sps.isEmpty, !pps.isEmpty else { throw .malformed("avcC has no SPS or no PPS") }
+        guard inBand || (!sps.isEmpty && !pps.isEmpty) else { throw .malformed("avcC has no SPS or no PPS") }
         return .avc(sps: sps, pps: pps, lengthSize: lengthSize)
     }
 
