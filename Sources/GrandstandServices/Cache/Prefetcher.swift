@@ -73,9 +73,9 @@ extension ContentCache {
 
     /// Starts waiting items while the policy allows; parks them `idle` while it does not.
     func schedule() {
-        guard configuration.origin != nil else { return }
         let blocks = policy.blocks(usage(), nowSeconds: now() / 1_000_000_000).filter { $0 != .concurrencyLimit }
-        let waiting = items().filter { [.metadataNotReceived, .queued, .idle].contains($0.state) }
+        // Without an origin only items by URL download.
+        let waiting = items().filter { [.metadataNotReceived, .queued, .idle].contains($0.state) && (configuration.origin != nil || $0.source == .url) }
             .sorted { ($0.createdNanoseconds, $0.id) < ($1.createdNanoseconds, $1.id) }
         for item in waiting {
             let running = withState { $0.downloads.count }
@@ -147,7 +147,8 @@ extension ContentCache {
     // MARK: The download
 
     private func run(_ id: String, _ control: DownloadControl) {
-        guard let origin = configuration.origin else { return }
+        let direct = item(id).flatMap { $0.source == .url ? $0.originURL : nil }   // an item by URL (URLItems.swift)
+        guard let origin = direct != nil ? urlOrigin : configuration.origin else { return }
         // The tokens given with the POST, or after a restart the ones the journal kept with the item.
         var fetch = OriginFetch(origin: origin)
         if let given = lockedTokens({ $0[id] }) { fetch = given } else if let item = item(id) {
@@ -160,7 +161,7 @@ extension ContentCache {
         // queued by a request (resume, download) downloads.
         let fresh = item(id)?.state == .metadataNotReceived
         do {
-            var metadata = try loadMetadata(id, fetch: fetch, stop: stop)
+            var metadata = try direct.map(OriginMetadata.init(direct:)) ?? loadMetadata(id, fetch: fetch, stop: stop)
             guard !stop.isRaised else { return settle(id, control) }
             let master = metadata.hls.map { fetch.resolve($0, fetch.origin.mediaBaseURL ?? metadata.url) }
             let asked = withState { $0.requested.remove(id) != nil }
@@ -170,7 +171,7 @@ extension ContentCache {
                 if item.state == .discovered, behavior == .fullAuto { try item.move(to: .queued) }
                 if item.category.isEmpty, let category = metadata.category { item.category = category }
                 item.expectedBytes = metadata.totalBytes
-                item.originURL = master
+                item.originURL = master ?? direct
             }
             let blocks = policy.blocks(usage(), nowSeconds: now() / 1_000_000_000).filter { $0 != .concurrencyLimit }
             guard behavior == .fullAuto else {
@@ -189,6 +190,9 @@ extension ContentCache {
             if let master {
                 let seconds = item(id)?.prepositionSeconds
                 complete = try downloadHLS(id, master: master, seconds: seconds, quality: item(id)?.quality ?? .all, fetch: fetch, stop: stop) && complete
+            }
+            if direct != nil, complete, master == nil, let file = metadata.files.first {
+                try makeRendition(id, path: file.path, stop: stop)   // an MP4's HLS rendition (MP4Rendition.swift)
             }
             metadata.files = []
             guard !stop.isRaised else { return settle(id, control) }
