@@ -85,6 +85,11 @@ struct UpdateConfigTests {
         #expect(try Self.config("").update == GatewayConfig.Update())
         let update = try Self.config(#","update":{"markGoodAfterSeconds":30,"rollbackAfterSeconds":120,"health":"up"}"#).update
         #expect(update.markGoodAfterSeconds == 30 && update.rollbackAfterSeconds == 120 && update.health == .up)
+        #expect(update.multicast == nil)
+        let multicast = try Self.config(#","update":{"multicast":{"channel":"updates","windows":["02:00-05:00"],"maxViewers":5,"staggerSeconds":600}}"#).update.multicast
+        #expect(multicast?.channel == "updates" && multicast?.rollout.windows.map(\.description) == ["02:00-05:00"])
+        #expect(multicast?.rollout.maxViewers == 5 && multicast?.rollout.staggerSeconds == 600)
+        #expect(try Self.config(#","update":{"multicast":{"channel":"updates"}}"#).update.multicast?.rollout == RolloutPolicy())
     }
 
     @Test(arguments: [
@@ -93,7 +98,11 @@ struct UpdateConfigTests {
         (#","update":{"markGoodAfterSeconds":600,"rollbackAfterSeconds":300}"#,
          ["$.update.rollbackAfterSeconds: 300 is not more than markGoodAfterSeconds (600)"]),
         (#","update":{"markGood":1}"#,
-         ["$.update.markGood: unknown key (expected one of: health, markGoodAfterSeconds, rollbackAfterSeconds)"]),
+         ["$.update.markGood: unknown key (expected one of: health, markGoodAfterSeconds, multicast, rollbackAfterSeconds)"]),
+        (#","update":{"multicast":{"windows":["2-5"],"staggerSeconds":-1}}"#,
+         ["$.update.multicast.channel: required string is missing"]),
+        (#","update":{"multicast":{"channel":"u","windows":["2-5"],"staggerSeconds":-1}}"#,
+         ["$.update.multicast.windows[0]: \"2-5\" is not a UTC window HH:MM-HH:MM", "$.update.multicast.staggerSeconds: -1 is out of range 0...86400"]),
     ])
     func badValuesAreReportedWithTheirPath(update: String, expected: [String]) {
         let error = thrownError(ConfigError.self) { _ = try Self.config(update) }

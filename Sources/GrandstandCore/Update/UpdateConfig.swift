@@ -17,10 +17,47 @@ extension GatewayConfig {
         /// marked bad and the box reboots into the other slot (only when that slot is good).
         public var rollbackAfterSeconds = 900
         public var health = Health.running
+        /// Bundles heard on a FLUTE file channel (`update.multicast`); nil: only HTTP and files.
+        public var multicast: Multicast?
 
         public init() {}
 
-        static let keys: Set<String> = ["markGoodAfterSeconds", "rollbackAfterSeconds", "health"]
+        static let keys: Set<String> = ["markGoodAfterSeconds", "rollbackAfterSeconds", "health", "multicast"]
+    }
+
+    /// `{"channel": "updates", "windows": ["02:00-05:00"], "maxViewers": 0, "staggerSeconds": 1800}`:
+    /// the file channel that carries bundles, and when this box may install and reboot (`RolloutPolicy`).
+    public struct Multicast: Sendable, Equatable {
+        public var channel: String
+        public var rollout = RolloutPolicy()
+
+        public init(channel: String, rollout: RolloutPolicy = RolloutPolicy()) {
+            self.channel = channel
+            self.rollout = rollout
+        }
+
+        static let keys: Set<String> = ["channel", "windows", "maxViewers", "staggerSeconds"]
+    }
+
+    static func decodeMulticast(_ update: JSONObjectView, _ reader: inout JSONReader) -> Multicast? {
+        guard let object = reader.object(update["multicast"], at: update.path("multicast"), known: Multicast.keys),
+              let channel = reader.string(object["channel"], at: object.path("channel"), required: true) else { return nil }
+        var multicast = Multicast(channel: channel)
+        if let windows = reader.array(object["windows"], at: object.path("windows")) {
+            for (path, value) in windows {
+                guard let text = reader.string(value, at: path) else { continue }
+                guard let window = RolloutPolicy.Window(text) else {
+                    reader.report(path, "\"\(text)\" is not a UTC window HH:MM-HH:MM")
+                    continue
+                }
+                multicast.rollout.windows.append(window)
+            }
+        }
+        multicast.rollout.maxViewers = reader.integer(object["maxViewers"], at: object.path("maxViewers"), in: 0...1_000_000)
+            ?? multicast.rollout.maxViewers
+        multicast.rollout.staggerSeconds = reader.integer(object["staggerSeconds"], at: object.path("staggerSeconds"), in: 0...86_400)
+            ?? multicast.rollout.staggerSeconds
+        return multicast
     }
 
     static func decodeUpdate(_ root: JSONObjectView, _ reader: inout JSONReader) -> Update {
@@ -37,6 +74,7 @@ extension GatewayConfig {
                 reader.report(object.path("health"), "\"\(name)\" is not a health requirement (running, up)")
             }
         }
+        update.multicast = decodeMulticast(object, &reader)
         if update.rollbackAfterSeconds <= update.markGoodAfterSeconds {
             reader.report(object.path("rollbackAfterSeconds"),
                           "\(update.rollbackAfterSeconds) is not more than markGoodAfterSeconds (\(update.markGoodAfterSeconds))")
