@@ -83,7 +83,7 @@ public struct CacheItemQuery: Sendable, Equatable {
         if let saved, item.locked != saved { return false }
         if let url {
             let wanted = Self.withoutQuery(url)
-            let known = (item.originURL.map { [$0] } ?? []) + originURLs(item)
+            let known = (item.originURL.map { [$0] } ?? []) + Self.hlsFileURLs(item) + originURLs(item)
             if !known.contains(where: { Self.withoutQuery($0) == wanted }) { return false }
         }
         return true
@@ -109,8 +109,8 @@ public struct CacheItemQuery: Sendable, Equatable {
         return ids.filter { !known.contains($0) }
     }
 
-    /// An item's origin URLs besides `originURL`: each stored file of an HLS item resolved against
-    /// its master (files outside the master's directory, `ext/…`, are not), plus `extra`.
+    /// The origin URLs of an HLS item's stored files: each resolved against its master (files
+    /// outside the master's directory, `ext/…`, its thumbnail and metadata are not).
     public static func hlsFileURLs(_ item: CacheItem) -> [String] {
         guard let master = item.originURL else { return [] }
         return item.files.map(\.path).filter { !$0.hasPrefix("ext/") && !$0.hasPrefix("thumbnail/") && $0 != "metadata.json" }

@@ -71,7 +71,11 @@ public struct OriginTokenHook: Sendable, Equatable {
     /// The type of a request for `url`: the lowercase extension of its path's last segment
     /// ("" when it has none, which only the token for all covers).
     public static func fileType(of url: String) -> String {
-        let path = url.split(separator: "#", maxSplits: 1).first.map { $0.split(separator: "?", maxSplits: 1).first ?? "" } ?? ""
+        var path = Substring(url.prefix { $0 != "?" && $0 != "#" })
+        if let scheme = path.firstRange(of: "://") {
+            let rest = path[scheme.upperBound...]
+            path = rest[(rest.firstIndex(of: "/") ?? rest.endIndex)...]
+        }
         let last = path.split(separator: "/").last ?? ""
         guard let dot = last.lastIndex(of: "."), last.index(after: dot) < last.endIndex else { return "" }
         return last[last.index(after: dot)...].lowercased()

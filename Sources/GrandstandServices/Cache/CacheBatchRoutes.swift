@@ -84,11 +84,10 @@ enum CacheItemView {
 }
 
 extension ContentCache {
-    /// The origin URLs of an item's files (for `url=`): from its stored metadata document
-    /// (files and thumbnail, resolved as the download resolved them) and, for HLS, each stored
-    /// file against its master.
+    /// The origin URLs of an item's progressive files (for `url=`; HLS files CacheItemQuery
+    /// finds from the master): from its stored metadata document, resolved as the download did.
     func originURLs(_ item: CacheItem) -> [String] {
-        var urls = CacheItemQuery.hlsFileURLs(item)
+        var urls: [String] = []
         guard let origin = configuration.origin, item.file(OriginMetadata.fileName) != nil,
               let path = withState({ state in state.store.items[item.id]?.file(OriginMetadata.fileName).map { state.store.objectPath($0.sha256) } }),
               let bytes = CacheFanRoutes.readFile(path) else { return urls }
