@@ -108,8 +108,8 @@ extension ContentCache {
     /// Seconds an unknown content id waits before its metadata is asked for again.
     static let metadataRetrySeconds: Int64 = 300
 
-    /// Whether an item whose content id was unknown may ask for its metadata again now (the
-    /// first call after it became unknown starts its wait, on the cache's monotonic clock).
+    /// Whether an item whose content id was unknown may ask for its metadata again now (its wait
+    /// starts when the origin said so, or at the first round after a restart; monotonic clock).
     private func metadataRetryDue(_ id: String) -> Bool {
         let now = clock.monotonicNanoseconds()
         return withState { state in
@@ -117,9 +117,9 @@ extension ContentCache {
                 state.metadataRetry[id] = now + Self.metadataRetrySeconds * 1_000_000_000
                 return false
             }
-            guard now >= due else { return false }
-            state.metadataRetry[id] = nil
-            return true
+            // Not consumed here: a round that cannot start it (its last download's thread still
+            // ending) leaves it due for the next; the next failure sets a new wait.
+            return now >= due
         }
     }
 
@@ -242,6 +242,10 @@ extension ContentCache {
             try update(id) { try $0.move(to: complete ? .cached : .partiallyCached) }
         } catch let failure as OriginFailure {
             guard !stop.isRaised else { return settle(id, control) }
+            if failure.code == .contentIDDoesNotExist {
+                let due = clock.monotonicNanoseconds() + Self.metadataRetrySeconds * 1_000_000_000
+                withState { $0.metadataRetry[id] = due }
+            }
             _ = try? update(id) { item in
                 if item.state == .paused || item.state == .deleted { return }
                 if item.state == .metadataNotReceived, failure.code == .contentIDDoesNotExist {
