@@ -26,7 +26,7 @@ import Testing
         try CacheItemQuery(parameters).apply(items()) { $0.id == "clip" ? ["http://cdn.example/media/clip.mp4?sig=1"] : [] }.map(\.id)
     }
 
-    @Test(arguments: [
+    static let cases: [([String: String], [String])] = [
         (["ids": "vod,nope,clip"], ["clip", "vod"]),
         (["url": "http://cdn.example/vod/master.m3u8"], ["vod"]),
         (["url": "http://cdn.example/vod/v0/seg1.ts"], ["vod"]),
@@ -40,7 +40,9 @@ import Testing
         (["state": "cached", "source": "origin"], ["clip"]),
         (["source": "file-channel", "category": "file-channel"], ["file-channel-menus"]),
         (["sort": "size", "order": "desc"], ["vod", "clip", "file-channel-menus"]),
-    ])
+    ]
+
+    @Test(arguments: cases)
     func itemsAreFoundByIdsURLAndFilters(_ parameters: [String: String], _ expected: [String]) throws {
         #expect(try Self.ids(parameters) == expected)
     }
@@ -51,8 +53,12 @@ import Testing
         #expect(try CacheItemQuery([:]).missing(in: Self.items()).isEmpty)
     }
 
-    @Test(arguments: [(["viewed": "no"], "viewed"), (["saved": "1"], "saved"), (["state": "bogus"], "state"),
-                      (["sort": "title"], "sort"), (["order": "up"], "order"), (["url": "clip.mp4"], "url"), (["ids": ","], "ids")])
+    static let badCases: [([String: String], String)] = [
+        (["viewed": "no"], "viewed"), (["saved": "1"], "saved"), (["state": "bogus"], "state"), (["sort": "title"], "sort"),
+        (["order": "up"], "order"), (["url": "clip.mp4"], "url"), (["ids": ","], "ids"),
+    ]
+
+    @Test(arguments: badCases)
     func badParametersNameTheirField(_ parameters: [String: String], _ field: String) {
         do {
             _ = try CacheItemQuery(parameters)

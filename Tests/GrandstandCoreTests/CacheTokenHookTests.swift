@@ -30,8 +30,12 @@ import Testing
         #expect(withCookieHeader.requestHeaders.map { $0.0 + ": " + $0.1 } == ["Cookie: a=1; b=2"])
     }
 
-    @Test(arguments: [("http://c.example/v/seg1.TS?x=1", "ts"), ("https://c.example/a/master.m3u8", "m3u8"),
-                      ("http://c.example/k/key", ""), ("http://c.example/p.d/clip.mp4#t=1", "mp4"), ("http://c.example/", "")])
+    static let types: [(String, String)] = [
+        ("http://c.example/v/seg1.TS?x=1", "ts"), ("https://c.example/a/master.m3u8", "m3u8"), ("http://c.example/k/key", ""),
+        ("http://c.example/p.d/clip.mp4#t=1", "mp4"), ("http://c.example/", ""),
+    ]
+
+    @Test(arguments: types)
     func theFileTypeIsTheURLsExtension(_ url: String, _ type: String) {
         #expect(OriginTokenHook.fileType(of: url) == type)
     }
@@ -48,7 +52,7 @@ import Testing
         #expect(OriginTokenHook(journal: old) == OriginTokenHook(all: OriginToken(headers: ["X-Item-Token": "t-1"], query: "item=1")))
     }
 
-    @Test(arguments: [
+    static let bad: [(String, String)] = [
         (#""cookies":{"a":"b;c"}"#, "$.cache.origin.cookies.a: expected a cookie name"),
         (#""cookies":{"a b":"c"}"#, "$.cache.origin.cookies[\"a b\"]: expected a cookie name"),
         (#""cookies":"a=b""#, "$.cache.origin.cookies: expected an object"),
@@ -58,7 +62,9 @@ import Testing
         (#""perType":{"ts":{"cookie":{}}}"#, "$.cache.origin.perType.ts.cookie: unknown key"),
         (#""perType":{"ts":{"query":7}}"#, "$.cache.origin.perType.ts.query: expected a string"),
         (#""perType":[]"#, "$.cache.origin.perType: expected an object"),
-    ])
+    ]
+
+    @Test(arguments: bad)
     func badTokenValuesNameTheirPath(_ section: String, _ expected: String) {
         var text = "no error"
         do { _ = try Self.decode(section) } catch { text = "\(error)" }
