@@ -106,7 +106,7 @@ public struct CacheItem: Sendable, Equatable {
         lastAccessNanoseconds = now
     }
 
-    /// Moves to `next` when legal; the error code is kept only for `failed`.
+    /// Moves to `next` when legal; an error code (and detail) is kept only for `failed` and `idle`.
     public mutating func move(to next: CacheItemState, error: CacheErrorCode? = nil, detail: String? = nil)
         throws(IllegalCacheTransition) {
         guard state == next || state.canMove(to: next) else { throw IllegalCacheTransition(id: id, from: state, to: next) }

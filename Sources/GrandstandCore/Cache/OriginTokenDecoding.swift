@@ -83,9 +83,24 @@ extension OriginTokenHook {
         decode(JSONObjectView(path: .root, value: document), &reader)
     }
 
-    /// Parses the journal's form (already validated when it was given); nil members are empty.
+    /// Parses the journal's form as written (it was validated when it was given, possibly by an
+    /// older, laxer version: kept, not re-judged); missing members are empty.
     public init(journal json: JSONValue) {
-        var reader = JSONReader()
-        self = Self.decode(JSONObjectView(path: .root, value: json), &reader)
+        self.init(all: Self.token(journal: json))
+        if case .object(let types)? = json["perType"] {
+            for (type, entry) in types { perType[type] = Self.token(journal: entry) }
+        }
+    }
+
+    private static func token(journal json: JSONValue) -> OriginToken {
+        func strings(_ value: JSONValue?) -> [String: String] {
+            guard case .object(let members)? = value else { return [:] }
+            var out: [String: String] = [:]
+            for (name, item) in members { if case .string(let text) = item { out[name] = text } }
+            return out
+        }
+        var token = OriginToken(headers: strings(json["headers"]), cookies: strings(json["cookies"]))
+        if case .string(let query)? = json["query"] { token.query = query }
+        return token
     }
 }
