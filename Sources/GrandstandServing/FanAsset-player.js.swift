@@ -70,7 +70,7 @@ function partNumbers(uri) {
   return m ? { msn: +m[1], part: +m[2] } : null;
 }
 function parsePlaylist(text) {
-  const pl = { segments: [], partTarget: 0.2, holdBack: 0, target: 2, hint: null, ended: false, first: 0 };
+  const pl = { segments: [], partTarget: 0.2, holdBack: 0, target: 2, hint: null, ended: false, first: 0, breaks: [] };
   let msn = 0, pdt = null, map = null, disc = false, gap = false, dur = 0, parts = [];
   for (const raw of text.split('\n')) {
     const line = raw.trim();
@@ -104,6 +104,13 @@ function parsePlaylist(text) {
         break;
       }
       case '#EXT-X-ENDLIST': pl.ended = true; break;
+      // A live break the gateway put in place of the channel's media (docs/inserts.md).
+      case '#EXT-X-DATERANGE': {
+        const a = attrs(v), start = Date.parse(a['START-DATE']);
+        if (a.CLASS === 'net.grandstand.break' && !isNaN(start))
+          pl.breaks.push({ id: a.ID, start, end: start + 1000 * (+a.DURATION || 0), playOnce: a['X-PLAY-ONCE'] === 'YES' });
+        break;
+      }
     }
   }
   if (parts.length) pl.segments.push({ msn, uri: null, dur: parts.reduce((t, p) => t + p.dur, 0), pdt, map, disc, gap, parts });
@@ -187,6 +194,8 @@ class Player {
     this.appendedMap = null;     // the init segment the SourceBuffer has
     this.inits = new Map();      // map URI → bytes
     this.timeline = new Map();   // msn → {start (media s), pdt (ms), dur (s)}
+    this.breaks = new Map();     // live break id → {start, end (pdt ms), playOnce, shown, segments}
+    this.replaced = new Set();   // msn of break segments whose channel media is in the buffer
     this.queue = Promise.resolve();
     this.stalls = 0; this.waitingSince = 0; this.nudged = 0; this.log = window.grandstand.log; this.errors = 0; this.started = false;
     this.state('loading');
@@ -268,7 +277,25 @@ class Player {
     const r = await fetch(this.channel.playlist + q, { signal: this.abort.signal, cache: 'no-store' });
     if (r.status === 400 && q) return this.fetchPlaylist();
     if (!r.ok) throw new Error('playlist ' + r.status);
-    return parsePlaylist(await r.text());
+    return this.learn(parsePlaylist(await r.text()));
+  }
+  // Keeps what a playlist says about live breaks: their dates, and the channel's own segment
+  // (and header) each break segment stands in for, for a rewind past a play-once break.
+  learn(pl) {
+    for (const b of pl.breaks) if (!this.breaks.has(b.id)) this.breaks.set(b.id, Object.assign({ shown: false, segments: new Map() }, b));
+    for (const s of pl.segments) {
+      if (s.map && !s.map.startsWith('break/')) this.ownMap = s.map;
+      const m = /^break\/([^/]+)\/(seg\d+\.m4s)$/.exec(s.uri || '');
+      if (m && this.breaks.has(m[1])) this.breaks.get(m[1]).segments.set(s.msn, m[2]);
+    }
+    return pl;
+  }
+  // Where a segment's media comes from: the channel's own in place of a play-once break this
+  // player has shown (docs/inserts.md "Sessions"), else as listed.
+  source(s) {
+    const m = /^break\/([^/]+)\//.exec(s.uri || ''), b = m && this.breaks.get(m[1]);
+    if (b && b.playOnce && b.shown && this.ownMap && b.segments.has(s.msn)) return { uri: b.segments.get(s.msn), map: this.ownMap, own: true };
+    return { uri: s.uri, map: s.map, own: false };
   }
   async bytes(uri) {
     const r = await fetch(this.base + uri, { signal: this.abort.signal });
@@ -441,6 +468,9 @@ class Player {
     }
     const t = v.currentTime;
     const range = this.bufferedRange(t);
+    // A break is shown once the playhead is inside it.
+    const shownAt = this.breaks.size ? this.pdtAt(t) : null;
+    if (shownAt != null) for (const b of this.breaks.values()) if (!b.shown && shownAt >= b.start && shownAt < b.end) { b.shown = true; this.note('break ' + b.id); }
     // Jump over holes (EXT-X-GAP, lost parts, the small hole at a discontinuity): seek to the next
     // buffered range just as the playhead reaches the hole (a timer set when it is less than a
     // tick away, so no more media is skipped than the hole). Letting Chromium play across a
@@ -518,13 +548,24 @@ class Player {
     this.live = false;
     v.playbackRate = 1;
     let t = this.timeAt(pdt);
+    // A play-once break already shown, from here on: the channel's own media replaces it in the
+    // buffer (the break was re-timed onto the same decode times, so appending over it swaps it).
+    const segs = this.pl.segments.filter(s => s.uri && !s.gap && s.pdt != null && s.pdt + s.dur * 1000 > pdt);
+    for (const s of segs) {
+      const from = this.source(s);
+      if (!from.own || this.replaced.has(s.msn)) continue;
+      this.note('own ' + s.msn);
+      await this.append(from.map, await this.bytes(from.uri), s.msn, 0, s);
+      this.replaced.add(s.msn);
+    }
     if (t == null || !this.bufferedRange(t) || this.pdtAt(t) == null || Math.abs(this.pdtAt(t) - pdt) > 500) {
       const firstBuffered = v.buffered.length ? v.buffered.start(0) : Infinity;
-      const segs = this.pl.segments.filter(s => s.uri && !s.gap && s.pdt != null && s.pdt + s.dur * 1000 > pdt);
       for (const s of segs) {
         const known = this.timeline.get(s.msn);
         if (known && this.bufferedRange(known.start + 0.1) && known.start >= firstBuffered - 0.1) break;
-        await this.append(s.map, await this.bytes(s.uri), s.msn, 0, s);
+        const from = this.source(s);
+        await this.append(from.map, await this.bytes(from.uri), s.msn, 0, s);
+        if (from.own) this.replaced.add(s.msn);
       }
       t = this.timeAt(pdt);
     }

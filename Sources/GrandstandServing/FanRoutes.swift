@@ -105,14 +105,26 @@ public struct FanRoutes: Sendable {
     }
 
     /// `rewind.m3u8` (the channel's preferred format) or `rewind-ts.m3u8`.
-    private func rewind(_ request: HTTPRequest, format: VideoChannel.Format?) -> HTTPResponse? {
-        video(request) { channel, _ in
+    /// A CMAF rewind carries the channel's breaks as `LiveView` sees them.
+    private func rewind(_ request: HTTPRequest, format requested: VideoChannel.Format?) -> HTTPResponse? {
+        video(request) { channel, now in
             guard let position = RewindPosition.parse(query: Self.query(request, keys: ["offset", "at"])[...]) else {
                 return .text(400, "rewind.m3u8 needs offset=SECONDS (e.g. -20) or at=UNIX_MILLISECONDS")
             }
-            return channel.rewindPlaylist(position, format: format ?? channel.preferredFormat)
+            let view: LiveView
+            switch LiveView.parse(request, rewind: true) {
+            case .failure(let bad): return .text(400, bad.reason)
+            case .success(let parsed): view = parsed
+            }
+            let format = requested ?? channel.preferredFormat
+            let answer = channel.rewindPlaylist(position, format: format)
+            let withBreak = format == .cmaf ? inserts?.cmafLive(request.parameters["id"] ?? "", channel: channel, now: now, view: view) : nil
+            return withBreak.map { $0(answer) } ?? answer
         }
     }
+
+    /// A query value the route refuses (400 with the reason).
+    struct BadQuery: Error { var reason: String }
 
     /// `live.m3u8` (CMAF where the channel has it, else TS) or `live-ts.m3u8`, or an LL-HLS
     /// blocking reload (deferred), with scheduled inserts: on CMAF a break replaces the live
@@ -121,7 +133,12 @@ public struct FanRoutes: Sendable {
         video(request) { channel, now in
             let id = request.parameters["id"] ?? ""
             let format = requested ?? channel.preferredFormat
-            let withBreak = format == .cmaf ? inserts?.cmafLive(id, channel: channel, now: now) : nil
+            let view: LiveView
+            switch LiveView.parse(request, rewind: false) {
+            case .failure(let bad): return .text(400, bad.reason)
+            case .success(let parsed): view = parsed
+            }
+            let withBreak = format == .cmaf ? inserts?.cmafLive(id, channel: channel, now: now, view: view) : nil
             if withBreak == nil, let spliced = inserts?.liveWithInserts(id, render: { channel.livePlaylist(ReloadRequest(), format: .ts, responder: responder, now: now) }) {
                 return spliced
             }
@@ -227,14 +244,40 @@ public enum ChannelCatalog {
 }
 
 /// Puts a channel's scheduled inserts into its live playlist (timelines, docs/inserts.md).
+/// Which playlist of a channel a fan asks for, and the fan's session (`?session=S`, chosen by
+/// the app per viewing): a play-once break is shown a session once, so its rewinds show the
+/// channel's own media there (docs/inserts.md "Sessions").
+public struct LiveView: Sendable, Equatable {
+    public var rewind: Bool
+    public var session: String?
+
+    public init(rewind: Bool = false, session: String? = nil) {
+        self.rewind = rewind
+        self.session = session
+    }
+
+    /// The longest session value kept (longer ones are refused: they would bloat the store).
+    public static let maxSessionBytes = 128
+
+    /// The request's view, or the problem with its `session`.
+    static func parse(_ request: HTTPRequest, rewind: Bool) -> Result<LiveView, FanRoutes.BadQuery> {
+        let session = request.query["session"]
+        if let session, session.isEmpty || session.utf8.count > maxSessionBytes {
+            return .failure(FanRoutes.BadQuery(reason: "session: 1 to \(maxSessionBytes) bytes"))
+        }
+        return .success(LiveView(rewind: rewind, session: session))
+    }
+}
+
 public protocol LiveInserts: Sendable {
     /// Channel `id`'s TS live playlist with its inserts spliced in; nil when it has none (the
     /// caller answers as usual). `render` is the channel's own non-blocking answer.
     func liveWithInserts(_ id: String, render: () -> HTTPResponse?) -> HTTPResponse?
-    /// For a CMAF channel with a break in place: what turns the channel's own LL-HLS answers
-    /// (immediate or after a blocking reload) into the answer with the break. Nil: none applies
-    /// (no break due, or its media cannot be CMAF: then `liveWithInserts` splices TS).
-    func cmafLive(_ id: String, channel: VideoChannel, now: Int64) -> (@Sendable (HTTPResponse) -> HTTPResponse)?
+    /// For a CMAF channel with a break in place: what turns the channel's own answers (LL-HLS,
+    /// immediate or after a blocking reload, or a rewind playlist) into the answer with the break,
+    /// as `view` sees it. Nil: none applies (no break due, or its media cannot be CMAF: then
+    /// `liveWithInserts` splices TS).
+    func cmafLive(_ id: String, channel: VideoChannel, now: Int64, view: LiveView) -> (@Sendable (HTTPResponse) -> HTTPResponse)?
     /// A break's header (`init.mp4`) or chunk (`seg<N>[.<P>].m4s`) under `/channels/ID/break/INSERT/`.
     func breakResource(_ id: String, insert: String, name: String, channel: VideoChannel, responder: HTTPResponder, now: Int64) -> HTTPResponse?
 }

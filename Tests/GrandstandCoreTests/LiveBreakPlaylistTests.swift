@@ -40,13 +40,14 @@ import Testing
 
     @Test func theBreakReplacesItsSegmentsAndSwitchesHeadersThereAndBack() {
         let text = LiveBreakPlaylist.rewrite(Self.playlist(first: 10, complete: 3, openParts: 1),
-                                             breaks: [LiveBreakPlaylist.Placed(id: "ad", anchor: 11, resume: 13)], describe: Self.describe)
+                                             breaks: [LiveBreakPlaylist.Placed(id: "ad", anchor: 11, resume: 13, seconds: 3.5)], describe: Self.describe)
         #expect(Self.body(text) == [
             "#EXT-X-MEDIA-SEQUENCE:10", "#EXT-X-DISCONTINUITY-SEQUENCE:3",
             "#EXT-X-MAP:URI=\"init0.mp4\"",
             "#EXT-X-PART:DURATION=1.000,URI=\"seg10.0.m4s\",INDEPENDENT=YES", "#EXT-X-PART:DURATION=1.000,URI=\"seg10.1.m4s\"",
             "#EXTINF:2.000,", "seg10.m4s",
             "#EXT-X-DISCONTINUITY", "#EXT-X-MAP:URI=\"break/ad/init.mp4\"",
+            "#EXT-X-DATERANGE:ID=\"ad\",CLASS=\"net.grandstand.break\",START-DATE=\"2026-11-27T00:00:12.000Z\",DURATION=3.5,X-PLAY-ONCE=\"NO\"",
             "#EXT-X-PART:DURATION=1.000,URI=\"break/ad/seg11.0.m4s\",INDEPENDENT=YES", "#EXT-X-PART:DURATION=1.000,URI=\"break/ad/seg11.1.m4s\"",
             "#EXTINF:2.000,", "break/ad/seg11.m4s",
             "#EXT-X-PART:DURATION=1.000,URI=\"break/ad/seg12.0.m4s\"", "#EXT-X-PART:DURATION=1.000,URI=\"break/ad/seg12.1.m4s\",GAP=YES",
@@ -57,6 +58,23 @@ import Testing
         ])
         // Every line the channel wrote about dates stays (one per segment).
         #expect(text.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-PROGRAM-DATE-TIME") }.count == 4)
+    }
+
+    /// A rewind playlist (complete segments, no parts) gets the break the same way, its date
+    /// range saying it is play-once; once the anchor has left the window no date range is left.
+    @Test func aRewindPlaylistCarriesTheBreakAndItsDateRange() {
+        var rewind = "#EXTM3U\n#EXT-X-VERSION:6\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:10\n#EXT-X-DISCONTINUITY-SEQUENCE:3\n"
+            + "#EXT-X-START:TIME-OFFSET=1.000,PRECISE=YES\n#EXT-X-MAP:URI=\"init0.mp4\"\n"
+        for n in 10..<14 { rewind += "#EXT-X-PROGRAM-DATE-TIME:2026-11-27T00:00:\(10 + 2 * (n - 10)).000Z\n#EXTINF:2.000,\nseg\(n).m4s\n" }
+        let placed = LiveBreakPlaylist.Placed(id: "ad", anchor: 11, resume: 13, seconds: 4, playOnce: true)
+        let text = LiveBreakPlaylist.rewrite(rewind, breaks: [placed], describe: Self.describe)
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasSuffix(".m4s") } == ["seg10.m4s", "break/ad/seg11.m4s", "break/ad/seg12.m4s", "seg13.m4s"])
+        #expect(lines.contains("#EXT-X-DATERANGE:ID=\"ad\",CLASS=\"net.grandstand.break\",START-DATE=\"2026-11-27T00:00:12.000Z\",DURATION=4.0,X-PLAY-ONCE=\"YES\""))
+        #expect(lines.contains("#EXT-X-START:TIME-OFFSET=1.000,PRECISE=YES"))
+        #expect(lines.filter { $0 == "#EXT-X-DISCONTINUITY" }.count == 2)
+        let later = LiveBreakPlaylist.rewrite(Self.playlist(first: 12, complete: 2, openParts: 1), breaks: [placed], describe: Self.describe)
+        #expect(later.contains("break/ad/seg12.m4s") && !later.contains("#EXT-X-DATERANGE"))
     }
 
     @Test func anOpenBreakSegmentHintsItsNextPartUnderTheBreak() {

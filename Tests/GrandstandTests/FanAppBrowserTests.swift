@@ -152,6 +152,15 @@ import Testing
         #expect((found?["latency_ms"]?["p95"]?.number ?? .infinity) < (result["target_ms"]?.number ?? 0) + 1000, "\(result.encoded)")
         #expect(result["page_errors"]?.array?.isEmpty == true, "\(result.encoded)")
         #expect((result["stalls"]?.number ?? .infinity) <= 1, "\(result.encoded)")
+        // Rewound to before the play-once break it showed, the player plays the channel's own
+        // media there: those segments fetched in the break's place, no break chunk again.
+        let rewind = found?["rewind"]
+        let known = rewind?["breaks"]?.array?.first
+        #expect(known?["playOnce"] == .bool(true) && known?["shown"] == .bool(true), "\(result.encoded)")
+        let covered = Double(known?["segments"]?.array?.count ?? 0)
+        #expect(covered >= 2 && rewind?["own_fetched"]?.number == covered, "\(result.encoded)")
+        #expect(rewind?["break_fetched"]?.number == 0, "\(result.encoded)")
+        #expect((rewind?["played"]?["advanced"]?.number ?? 0) >= 6 && rewind?["state"] == .string("playing"), "\(result.encoded)")
         print("FanAppBrowserTests break: \(found.map(\.encoded) ?? "-") stalls \(result["stalls"]?.number ?? -1)")
     }
 

@@ -316,6 +316,49 @@ import Testing
         #expect(try box.fan.get("/channels/cam/break/ad/init.mp4").status == 404)
     }
 
+    /// Sessions on a live channel: every viewer at the live edge sees the break; rewinding into
+    /// it afterwards, a play-once break is shown a session once (its rewinds then carry the
+    /// channel's own media there), a sticky one every time; without a session every rewind has it.
+    @Test(arguments: [true, false]) func aPlayOnceBreakIsShownEachSessionOnceRewindsIncluded(playOnce: Bool) throws {
+        let box = try Box()
+        let feed = try LiveFeed(box)
+        feed.run { feed.segments >= 2 }
+        let at = try LiveFeed.dateAfterNewestSegment(try box.fan.get("/channels/cam/live.m3u8").text)
+        let added = try box.call("POST", "/api/v1/inserts", #"{"id":"ad","channel":"cam","position":"wallClock","at":"\#(at)","playOnce":\#(playOnce),"clip":{"item":"vod","end":3}}"#)
+        #expect(added.status == 201, "\(added.text)")
+        let anchor = try #require(feed.gateway.videoChannel("cam")?.breakPoint?.segment)
+        _ = try box.fan.get("/channels/cam/live.m3u8")
+        let count = feed.segments
+        feed.run { feed.segments >= count + 1 }
+        // Session "a" watches live through the break; the live playlist dates it.
+        let live = try box.fan.get("/channels/cam/live.m3u8?session=a").text
+        let range = try #require(live.split(separator: "\n").first { $0.hasPrefix("#EXT-X-DATERANGE:ID=\"ad\"") }, "\(live)")
+        #expect(range.contains(",X-PLAY-ONCE=\"\(playOnce ? "YES" : "NO")\""))
+        let start = try #require(range.split(separator: ",").first { $0.hasPrefix("START-DATE=") }.flatMap { CatalogDate.parse(String($0.dropFirst(12).dropLast())) })
+        feed.run { feed.segments >= count + 5 }
+        #expect(try box.fan.get("/channels/cam/live.m3u8?session=" + String(repeating: "x", count: 129)).status == 400)
+
+        // Rewinding to a second before the break.
+        let rewind = "/channels/cam/rewind.m3u8?at=\(Int64((start.seconds - 1) * 1000))"
+        let a = try box.fan.get(rewind + "&session=a").text
+        #expect(a.contains("break/ad/seg\(anchor).m4s") == !playOnce, "\(a)")
+        #expect(a.contains("\nseg\(anchor).m4s\n") == playOnce, "\(a)")
+        // Session "b" never saw it: its first rewind has the break, its next one only if sticky.
+        let b = try box.fan.get(rewind + "&session=b").text
+        #expect(b.contains("#EXT-X-MAP:URI=\"break/ad/init.mp4\"") && b.contains("break/ad/seg\(anchor).m4s"), "\(b)")
+        #expect(try box.fan.get(rewind + "&session=b").text.contains("break/ad/") == !playOnce)
+        // Without a session nothing is remembered: every rewind has it.
+        #expect(try box.fan.get(rewind).text.contains("break/ad/seg\(anchor).m4s"))
+        #expect(try box.fan.get(rewind).text.contains("break/ad/seg\(anchor).m4s"))
+        // Both versions play: ffprobe reads through the break and through the channel's own media.
+        for session in ["c", "a"] {
+            let probe = try RecordTests.tool("/usr/bin/ffprobe", ["-v", "error", "-live_start_index", "0", "-read_intervals", "%+#200", "-count_packets", "-select_streams", "v:0",
+                                                                  "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0",
+                                                                  "http://127.0.0.1:\(box.fanPort)\(rewind)&session=\(session)"], timeout: 60)
+            #expect(probe.status == 0 && CacheHLSTests.frameCount(probe.stdout) == 200, "\(session): \(probe.stdout) \(probe.stderr)")
+        }
+    }
+
     /// ffprobe reads 120 video frames of live playlist `url` from its first segment on.
     static func expectFramesFromStart(_ url: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let probe = try RecordTests.tool("/usr/bin/ffprobe", ["-v", "error", "-live_start_index", "0", "-read_intervals", "%+#120",

@@ -102,7 +102,7 @@ def play_through_break(fan, args, cid, fetched):
     deadline = time.monotonic() + 60
     while True:   # the recording must have ended to be a clip
         status, text = management(args, "POST", "/api/v1/inserts", {"id": "half-time-%d" % int(time.time()), "channel": cid, "position": "wallClock",
-                                                                   "at": time.time() + 1.0, "clip": {"record": "kick-off"}})
+                                                                   "at": time.time() + 1.0, "playOnce": True, "clip": {"record": "kick-off"}})
         if status == 201 or time.monotonic() > deadline:
             break
         time.sleep(0.5)
@@ -130,6 +130,29 @@ def play_through_break(fan, args, cid, fetched):
     out["latency_ms"] = summary(steady_latencies(samples, page_start))
     out["state"] = fan.js("id => document.getElementById('channel-' + id).dataset.player", cid)
     out["seconds"] = seconds
+    out["rewind"] = rewind_past_break(fan, cid, fetched)
+    return out
+
+def rewind_past_break(fan, cid, fetched):
+    """Rewinds to 1.5 s before the (play-once) break just shown and plays 6 s: the player must
+    put the channel's own segments in its place (fetching no break chunk again)."""
+    known = fan.js("() => [...window.grandstand.player.breaks.values()].map(b => ({id: b.id, start: b.start, end: b.end, playOnce: b.playOnce, shown: b.shown, segments: [...b.segments.keys()]}))")
+    out = {"breaks": known}
+    if not known:
+        return out
+    started = time.monotonic()
+    fan.js("pdt => window.grandstand.player.seekToPdt(pdt)", known[0]["start"] - 1500)
+    fan.wait("() => !document.querySelector('section.channel[data-player] video').seeking", None, 20)
+    try:
+        out["played"] = fan.play_for(cid, 6, 30)
+    except Exception as e:
+        out["error"] = str(e).split("\n")[0]
+    after = [u.rsplit("/channels/", 1)[-1] for t, u in fetched if t >= started]
+    out["break_fetched"] = len([u for u in after if "/break/" in u])
+    own = set("seg%d.m4s" % n for n in known[0]["segments"])
+    out["own_fetched"] = len([u for u in after if u.split("/", 1)[-1] in own])
+    out["notes"] = [e["kind"] for e in fan.js("() => window.grandstand.log") if e["kind"].startswith("own") or e["kind"].startswith("break")]
+    out["state"] = fan.js("id => document.getElementById('channel-' + id).dataset.player", cid)
     return out
 
 def main():

@@ -3,8 +3,10 @@
 /// parts existed when the break was anchored) up to its resume segment: their URIs and parts
 /// point at `break/ID/…` (the insert's samples re-timed onto the same spans, `BreakMedia`),
 /// `EXT-X-DISCONTINUITY` and `EXT-X-MAP` switch to the insert's header before the anchor and
-/// back to the channel's before the resume segment (RFC 8216bis §4.4.4.5, §4.4.2.3). Numbering,
-/// parts, preload hints and blocking reloads are the channel's own, unchanged.
+/// back to the channel's before the resume segment (RFC 8216bis §4.4.4.5, §4.4.2.3), and an
+/// `EXT-X-DATERANGE` (§4.4.5.1) dates the break at its first segment so a player knows what it
+/// showed (`X-PLAY-ONCE`). Numbering, parts, preload hints and blocking reloads are the
+/// channel's own, unchanged.
 public enum LiveBreakPlaylist {
     /// One anchored break, as its playlist rewriting needs it.
     public struct Placed: Sendable, Equatable {
@@ -13,11 +15,17 @@ public enum LiveBreakPlaylist {
         public var anchor: Int
         /// The first segment after it, once known (the segment before it reached the break's end).
         public var resume: Int?
+        /// The insert's length (the break's `EXT-X-DATERANGE` DURATION).
+        public var seconds: Double
+        /// Shown once per fan session: a session that saw it rewinds to the channel's own media.
+        public var playOnce: Bool
 
-        public init(id: String, anchor: Int, resume: Int? = nil) {
+        public init(id: String, anchor: Int, resume: Int? = nil, seconds: Double = 0, playOnce: Bool = false) {
             self.id = id
             self.anchor = anchor
             self.resume = resume
+            self.seconds = seconds
+            self.playOnce = playOnce
         }
 
         public func covers(_ sequence: Int) -> Bool { sequence >= anchor && (resume.map { sequence < $0 } ?? true) }
@@ -55,6 +63,9 @@ public enum LiveBreakPlaylist {
                 if listedFirst || switching { out.append("#EXT-X-MAP:URI=\"\(placed.initURI)\"") }
             } else if let channelMap, listedFirst || switching || segmentLines.contains(where: { $0.hasPrefix("#EXT-X-MAP:") }) {
                 out.append(channelMap)
+            }
+            if let placed, sequence == placed.anchor, let date = segmentLines.first(where: { $0.hasPrefix("#EXT-X-PROGRAM-DATE-TIME:") }) {
+                out.append(dateRange(placed, start: date.dropFirst("#EXT-X-PROGRAM-DATE-TIME:".count)))
             }
             out += body
             previous = .some(placed)
@@ -100,6 +111,17 @@ public enum LiveBreakPlaylist {
         }
         return out.joined(separator: "\n") + "\n"
     }
+
+    /// The break's date range (RFC 8216bis §4.4.5.1): from its first segment's program date-time,
+    /// as long as the insert; `X-PLAY-ONCE` says whether a session is shown it again on rewind.
+    static func dateRange(_ placed: Placed, start: Substring) -> String {
+        let seconds = (placed.seconds * 1000).rounded() / 1000
+        return "#EXT-X-DATERANGE:ID=\"\(placed.id)\",CLASS=\"\(dateRangeClass)\",START-DATE=\"\(start)\",DURATION=\(seconds),"
+            + "X-PLAY-ONCE=\"\(placed.playOnce ? "YES" : "NO")\""
+    }
+
+    /// The `CLASS` of a break's date range (a reverse-DNS name, §4.4.5.1).
+    public static let dateRangeClass = "net.grandstand.break"
 
     /// An EXT-X-PART of a replaced segment: its URI under the break, INDEPENDENT as the insert's
     /// samples have it, GAP=YES when the break ended before it (RFC 8216bis §4.4.4.9).

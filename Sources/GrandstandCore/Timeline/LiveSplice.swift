@@ -13,11 +13,14 @@ public enum LiveSplice {
         public var unixSeconds: Double
         /// The inserts' cut segments, the first of each insert marked as a discontinuity.
         public var segments: [VODSegment]
+        /// The insert's `playOnce` (a CMAF break is shown a fan session once, rewinds included).
+        public var playOnce: Bool
 
-        public init(id: String, unixSeconds: Double, segments: [VODSegment]) {
+        public init(id: String, unixSeconds: Double, segments: [VODSegment], playOnce: Bool = false) {
             self.id = id
             self.unixSeconds = unixSeconds
             self.segments = segments
+            self.playOnce = playOnce
         }
     }
 

@@ -43,8 +43,8 @@ public final class OperatorServices: LiveInserts {
         timelineRoutes.live(id, render: render)
     }
 
-    public func cmafLive(_ id: String, channel: VideoChannel, now: Int64) -> (@Sendable (HTTPResponse) -> HTTPResponse)? {
-        liveBreaks.playlist(id, channel: channel, now: now)
+    public func cmafLive(_ id: String, channel: VideoChannel, now: Int64, view: LiveView) -> (@Sendable (HTTPResponse) -> HTTPResponse)? {
+        liveBreaks.playlist(id, channel: channel, now: now, view: view)
     }
 
     public func breakResource(_ id: String, insert: String, name: String, channel: VideoChannel, responder: HTTPResponder, now: Int64) -> HTTPResponse? {

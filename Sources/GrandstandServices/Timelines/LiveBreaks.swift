@@ -37,9 +37,11 @@ final class LiveBreaks: Sendable {
         var missed: Set<String> = []
         /// Breaks whose media cannot be CMAF (why): the channel's TS splice serves them.
         var failed: [String: String] = [:]
-        /// The last playlist rewritten and its answer (every client waiting on the same
+        /// The last live playlist rewritten and its answer (every client waiting on the same
         /// blocking reload gets the same text).
         var memo: (input: [UInt8], output: [UInt8])?
+        /// The play-once breaks each fan session was shown (rewinds leave them out).
+        var seen = SessionSeen()
     }
 
     private let channels = Mutex<[String: Channel]>([:])
@@ -56,7 +58,7 @@ final class LiveBreaks: Sendable {
 
     /// The rewriting of channel `id`'s CMAF live answers while a break is in place; nil when none
     /// is (nothing due, all missed) or one due cannot be CMAF (the TS splice answers instead).
-    func playlist(_ id: String, channel: VideoChannel, now: Int64) -> (@Sendable (HTTPResponse) -> HTTPResponse)? {
+    func playlist(_ id: String, channel: VideoChannel, now: Int64, view: LiveView = LiveView()) -> (@Sendable (HTTPResponse) -> HTTPResponse)? {
         let breaks = timelines.liveBreaks(id)
         // Most channels have no inserts: nothing more to do on their every request.
         guard !breaks.isEmpty else {
@@ -82,8 +84,9 @@ final class LiveBreaks: Sendable {
                         guard let bytes = read(segment) else { throw BreakMedia.Failure.noMedia }
                         return bytes
                     })
-                    state.entries[item.id] = Entry(placed: LiveBreakPlaylist.Placed(id: item.id, anchor: point.segment), media: media,
-                                                   timingTrack: point.timingTrack)
+                    let placed = LiveBreakPlaylist.Placed(id: item.id, anchor: point.segment, seconds: Double(media.durationTicks) / 90_000,
+                                                          playOnce: item.playOnce)
+                    state.entries[item.id] = Entry(placed: placed, media: media, timingTrack: point.timingTrack)
                     state.memo = nil
                 } catch {
                     state.failed[item.id] = "\(error)"
@@ -95,16 +98,22 @@ final class LiveBreaks: Sendable {
         return { [self] response in
             guard response.status == 200 else { return response }
             var response = response
-            response.body = rewrite(id, channel: channel, response.body)
+            response.body = rewrite(id, channel: channel, response.body, view: view, now: now)
             return response
         }
     }
 
-    func rewrite(_ id: String, channel: VideoChannel, _ body: [UInt8]) -> [UInt8] {
-        if let memo = channels.withLock({ $0[id]?.memo }), memo.input == body { return memo.output }
+    /// `body` with the breaks `view` is shown: every one live; on a rewind, not the play-once
+    /// ones its session was shown before (the channel's own media is there instead).
+    func rewrite(_ id: String, channel: VideoChannel, _ body: [UInt8], view: LiveView = LiveView(), now: Int64 = 0) -> [UInt8] {
+        let shownBefore: Set<String> = view.rewind ? channels.withLock { state in view.session.flatMap { state[id]?.seen.seen($0, now: now) } ?? [] } : []
+        if !view.rewind, let memo = channels.withLock({ $0[id]?.memo }), memo.input == body {
+            remember(id, shown: memo.output, view: view, now: now)
+            return memo.output
+        }
         var entries = channels.withLock { $0[id]?.entries ?? [:] }
         for (key, entry) in entries where entry.placed.resume == nil { entries[key] = resolve(entry, channel: channel) }
-        let placed = entries.values.map(\.placed).sorted { $0.anchor < $1.anchor }
+        let placed = entries.values.map(\.placed).filter { !($0.playOnce && shownBefore.contains($0.id)) }.sorted { $0.anchor < $1.anchor }
         let text = LiveBreakPlaylist.rewrite(String(decoding: body, as: UTF8.self), breaks: placed) { placed, sequence, part in
             guard var entry = entries[placed.id], let anchor = entry.anchorTicks else { return nil }
             let name = "seg\(sequence).\(part).m4s"
@@ -121,9 +130,21 @@ final class LiveBreaks: Sendable {
                 channels[id]?.entries[key]?.anchorTicks = entry.anchorTicks
                 channels[id]?.entries[key]?.spans.merge(entry.spans) { old, _ in old }
             }
-            channels[id]?.memo = (body, output)
+            if !view.rewind { channels[id]?.memo = (body, output) }
         }
+        remember(id, shown: output, view: view, now: now)
         return output
+    }
+
+    /// Records the play-once breaks listed in `output` as shown to the view's session.
+    private func remember(_ id: String, shown output: [UInt8], view: LiveView, now: Int64) {
+        guard let session = view.session else { return }
+        let text = String(decoding: output, as: UTF8.self)
+        channels.withLock { channels in
+            let ids = (channels[id]?.entries ?? [:]).filter { $0.value.placed.playOnce && text.contains("break/\($0.key)/") }.map(\.key)
+            guard !ids.isEmpty else { return }
+            channels[id]?.seen.add(ids, to: session, now: now)
+        }
     }
 
     /// Finds where the break ends: the segment after the first complete one reaching its length.

@@ -10,8 +10,8 @@ import GrandstandServing
 struct TimelineRoutes: Sendable {
     let service: TimelineService
 
-    /// The longest session value kept (longer ones are refused: they would bloat the store).
-    static let maxSessionBytes = 128
+    /// Sessions are as long as a live channel's (`LiveView`).
+    static let maxSessionBytes = LiveView.maxSessionBytes
 
     var managementRoutes: [HTTPRoute] {
         [

@@ -207,7 +207,8 @@ final class TimelineService: Sendable {
         let timeline = Timeline(main: [], inserts: schedule.inserts(for: .channel(id)).map(\.insert))
         return timeline.inserts.compactMap { insert in
             guard case .wallClock(let at) = insert.position else { return nil }
-            return LiveSplice.Break(id: insert.id, unixSeconds: at, segments: timeline.breakSegments(anchoredAt: insert.id))
+            return LiveSplice.Break(id: insert.id, unixSeconds: at, segments: timeline.breakSegments(anchoredAt: insert.id),
+                                    playOnce: insert.playOnce)
         }
     }
 
