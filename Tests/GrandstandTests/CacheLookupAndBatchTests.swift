@@ -30,14 +30,29 @@ import Testing
         try origin.metadata("doc-b", #"{"category":"menus","files":[{"url":"b.bin","path":"b.bin"}]}"#)
         try origin.metadata("vod", #"{"title":"Highlights","category":"replay","hls":"vod/master.m3u8"}"#)
         try origin.metadata("stall-1", #"{"files":[{"url":"stall/s.bin","path":"s.bin","size":200000}]}"#)
-        let daemon = try CacheCurl.daemon(origin)
+        // stall-1's origin holds its first answer half sent for 30 s: with a longer idle timeout
+        // than that, it stays downloading until the batch pauses it.
+        let daemon = try CacheCurl.daemon(origin) { $0.origin?.timeoutSeconds = 60 }
         try daemon.start()
         defer { daemon.stop(); daemon.cache?.removeDirectory() }
         let cache = try #require(daemon.cache)
         let api = try CacheCurl(daemon)
-        for id in ["clip-a", "doc-b", "vod", "stall-1"] { #expect(try api.post("/api/v1/items", #"{"id":"\#(id)"}"#).status == 202) }
-        for id in ["clip-a", "doc-b", "vod"] { #expect(try cache.waitForItem(id, [.cached, .failed]).state == .cached, "\(id)") }
+        func add(_ id: String) throws { #expect(try api.post("/api/v1/items", #"{"id":"\#(id)"}"#).status == 202) }
+        try add("clip-a")
+        #expect(try cache.waitForItem("clip-a", [.cached, .failed]).state == .cached)
+        try add("stall-1")
         try waitFor("stall-1 downloading", timeout: 30) { origin.requests.contains { $0.hasPrefix("/media/stall/s.bin") } }
+        // Batches: a result per id (200 with the state, 409 with the reason, 404), by ids or by the list's filters.
+        let paused = try #require(try api.post("/api/v1/items/batch", #"{"action":"pause","ids":["stall-1","clip-a","nope"]}"#).json)
+        guard case .array(let rows)? = paused["results"], rows.count == 3 else { Issue.record("\(paused)"); return }
+        #expect(rows[0]["status"] == .number(200) && rows[0]["state"] == .string("paused"))
+        #expect(rows[1]["status"] == .number(409) && rows[1]["reason"]?.encoded.contains("cached cannot become paused") == true)
+        #expect(rows[2]["status"] == .number(404) && paused["ok"] == .number(1) && paused["failed"] == .number(2))
+        #expect(cache.item("stall-1")?.state == .paused)
+        for id in ["doc-b", "vod"] {
+            try add(id)
+            #expect(try cache.waitForItem(id, [.cached, .failed]).state == .cached, "\(id)")
+        }
 
         // Title, type, thumbnail and share URL on the management API.
         let a = try #require(try api.get("/api/v1/items/clip-a").json)
@@ -89,13 +104,7 @@ import Testing
         #expect(page.body.contains(#"src="/items/clip-a/clip-a.mp4""#) && page.body.contains(#"poster="/items/clip-a/thumbnail/a.jpg""#))
         #expect(try api.fanGet("/items/stall-1").status == 404)
 
-        // Batches: a result per id (200 with the state, 409 with the reason, 404), by ids or by the list's filters.
-        let paused = try #require(try api.post("/api/v1/items/batch", #"{"action":"pause","ids":["stall-1","clip-a","nope"]}"#).json)
-        guard case .array(let rows)? = paused["results"], rows.count == 3 else { Issue.record("\(paused)"); return }
-        #expect(rows[0]["status"] == .number(200) && rows[0]["state"] == .string("paused"))
-        #expect(rows[1]["status"] == .number(409) && rows[1]["reason"]?.encoded.contains("cached cannot become paused") == true)
-        #expect(rows[2]["status"] == .number(404) && paused["ok"] == .number(1) && paused["failed"] == .number(2))
-        #expect(cache.item("stall-1")?.state == .paused)
+        // Batches (resumed and deleted below).
         let resumed = try #require(try api.post("/api/v1/items/batch", #"{"action":"resume","filter":{"state":"paused"}}"#).json)
         #expect(resumed["ok"] == .number(1))
         let finished = try cache.waitForItem("stall-1", [.cached, .failed])

@@ -84,72 +84,6 @@ extension ContentCache {
 
     func lockedTokens<T: Sendable>(_ body: (inout [String: OriginFetch]) -> T) -> T { withState { body(&$0.tokens) } }
 
-    /// Starts waiting items while the policy allows; parks them `idle` while it does not.
-    func schedule() {
-        guard configuration.origin != nil else { return }
-        let blocks = policy.blocks(usage(), nowSeconds: now() / 1_000_000_000).filter { $0 != .concurrencyLimit }
-        let waiting = items().filter { [.metadataNotReceived, .queued, .idle].contains($0.state) }
-            .sorted { ($0.createdNanoseconds, $0.id) < ($1.createdNanoseconds, $1.id) }
-        let reason = blocks.lazy.compactMap(CacheErrorCode.init(block:)).first, detail = Self.idleDetail(blocks)
-        for item in waiting {
-            let running = withState { $0.downloads.count }
-            let limit = policy.maxConcurrentDownloads ?? .max
-            if item.state == .metadataNotReceived, item.error != nil, !metadataRetryDue(item.id) { continue }
-            if item.state == .metadataNotReceived || (blocks.isEmpty && running < limit) {
-                guard running < limit else { return }
-                launch(item.id)
-            } else if (item.state == .queued || item.state == .idle && item.error != reason), !blocks.isEmpty {
-                // Waits idle with the policy's reason (kept current while it waits).
-                _ = try? update(item.id) { try $0.move(to: .idle, error: reason, detail: detail) }
-            }
-        }
-    }
-
-    /// Seconds an unknown content id waits before its metadata is asked for again.
-    static let metadataRetrySeconds: Int64 = 300
-
-    /// Whether an item whose content id was unknown may ask for its metadata again now (its wait
-    /// starts when the origin said so, or at the first round after a restart; monotonic clock).
-    private func metadataRetryDue(_ id: String) -> Bool {
-        let now = clock.monotonicNanoseconds()
-        return withState { state in
-            guard let due = state.metadataRetry[id] else {
-                state.metadataRetry[id] = now + Self.metadataRetrySeconds * 1_000_000_000
-                return false
-            }
-            // Not consumed here: a round that cannot start it (its last download's thread still
-            // ending) leaves it due for the next; the next failure sets a new wait.
-            return now >= due
-        }
-    }
-
-    /// An idle item's `errorDetail`: every block, e.g. "waiting: outside-permitted-hours".
-    static func idleDetail(_ blocks: [CachePolicy.Block]) -> String? {
-        let names = blocks.filter { $0 != .concurrencyLimit }.map(\.rawValue)
-        return names.isEmpty ? nil : "waiting: " + names.joined(separator: ", ")
-    }
-
-    private func launch(_ id: String) {
-        let control = DownloadControl()
-        let claimed = withState { state -> Bool in
-            guard state.downloads[id] == nil else { return false }
-            state.downloads[id] = control
-            return true
-        }
-        guard claimed else { return }
-        do {
-            try downloadThreads.start { [self] _ in
-                run(id, control)
-                withState { $0.downloads[id] = nil }
-                control.finished.raise()
-            }
-        } catch {
-            // No thread (out of threads, or stopping): the item stays queued for the next round.
-            withState { $0.downloads[id] = nil }
-            control.finished.raise()
-        }
-    }
-
     // MARK: Actions
 
     func pause(_ id: String) throws -> CacheItem? {
@@ -192,7 +126,8 @@ extension ContentCache {
 
     // MARK: The download
 
-    private func run(_ id: String, _ control: DownloadControl) {
+    /// One item's download, on its thread: metadata, then its files or HLS VOD (the scheduler launches it).
+    func run(_ id: String, _ control: DownloadControl) {
         guard let origin = configuration.origin else { return }
         // The tokens given with the POST, or after a restart the ones the journal kept with the item.
         var fetch = OriginFetch(origin: origin)
