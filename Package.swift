@@ -58,6 +58,8 @@ let package = Package(
         // MARK: Adapters: one per outside facility, each owning its C handles.
         .target(name: "Capture", dependencies: ["CGSPcap"], path: "Sources/Adapters/Capture"),
         .target(name: "Systemd", dependencies: ["CGSSystemd"], path: "Sources/Adapters/Systemd"),
+        // RAUC's installer over D-Bus (sd-bus): A/B root-slot updates (docs/updates.md).
+        .target(name: "RAUC", dependencies: ["CGSSystemd"], path: "Sources/Adapters/RAUC"),
         // Implements the core's KeyframeDetector (segmenter) with libavcodec's parser.
         .target(name: "MediaCodec", dependencies: ["CGSAVCodec", "GrandstandCore"], path: "Sources/Adapters/MediaCodec"),
         // Implements the core's ReedSolomonMath (FEC protection windows) with ISA-L.
@@ -79,7 +81,7 @@ let package = Package(
 
         // MARK: Services: the product's libraries on the service runtime, by concern (docs/architecture.md).
         // Events and journald, state files and the runtime config, health and LEDs, logs, reports.
-        .target(name: "GrandstandOperations", dependencies: ["GrandstandCore", "GrandstandRuntime", "Systemd", "GPIO", "WiFi",
+        .target(name: "GrandstandOperations", dependencies: ["GrandstandCore", "GrandstandRuntime", "Systemd", "RAUC", "GPIO", "WiFi",
                                                             "HTTPServer", "HTTPClient", "CurlHTTP"], path: "Sources/GrandstandOperations"),
         // Live capture into channel events, FLUTE file channels, replay of a capture file.
         .target(name: "GrandstandIngest", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "Capture",
@@ -96,7 +98,7 @@ let package = Package(
                 path: "Sources/GrandstandStreamer"),
         // The running gateway: every service started and stopped as a unit, the management routes.
         .target(name: "GrandstandDaemon", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest",
-                                                        "GrandstandServing", "GrandstandServices", "HTTPServer", "MediaCodec", "Systemd", "WiFi",
+                                                        "GrandstandServing", "GrandstandServices", "HTTPServer", "MediaCodec", "Systemd", "RAUC", "WiFi",
                                                         "Capture", "ErasureCoding", "GPIO", "SRT", "CurlHTTP", "CGSBuildStamp"],
                 path: "Sources/GrandstandDaemon"),
 

@@ -9,6 +9,7 @@
 #   make image BOARD=qemu-virt   the qemu-virt disk image (+ kernel, initrd) with the arm64 .deb installed
 #   make image BOARD=rpi4        the Raspberry Pi 4 SD-card image
 #   make image-check             build the rpi4 image and check its structure
+#   make bundle BOARD=qemu-virt  the image and a signed RAUC update bundle of its root filesystem
 # Outputs go to $(DIST) (default: dist/, ignored by git). GRANDSTAND_DEB_VERSION overrides the
 # package version (default: VERSION).
 DIST ?= $(CURDIR)/dist
@@ -22,7 +23,7 @@ DEB_ARM64_PREV = $(DIST)/grandstand_$(DEB_VERSION)~prev_arm64.deb
 DEB_AMD64_PREV = $(DIST)/grandstand_$(DEB_VERSION)~prev_amd64.deb
 
 DEPS += dpkg-dev lintian help2man binutils-aarch64-linux-gnu qemu-user-static mmdebstrap \
-        e2fsprogs dosfstools mtools fdisk
+        e2fsprogs dosfstools mtools fdisk rauc squashfs-tools openssl
 # In `make check`: the arm64 package (the one operators install) and lintian, and the rpi4 image's
 # structural check (its tree is a copy of the common tree qemu-virt's image, booted by test-vm,
 # is built from: one mmdebstrap for both; timings in docs/flashing.md). The host package (a second,
@@ -34,7 +35,7 @@ CHECK += deb-check-arm64
 # ≈10 min per fresh CI machine; it joins CHECK (`CHECK += deb-check-amd64`) when the stage times
 # allow (docs/flashing.md: `make check` measured 55 min of the 90 with the image path).
 
-.PHONY: deb deb-arm64 deb-amd64 deb-check deb-check-arm64 deb-check-amd64 deb-previous image image-qemu-virt image-check
+.PHONY: bundle deb deb-arm64 deb-amd64 deb-check deb-check-arm64 deb-check-amd64 deb-previous image image-qemu-virt image-check
 deb: deb-arm64 deb-amd64
 
 deb-arm64: deps cross
@@ -67,6 +68,12 @@ image-qemu-virt: deps deb-arm64
 
 image: deps deb-arm64
 	tools/image/build.sh "$(BOARD)" "$(DEB_ARM64)" "$(DIST)"
+
+# A signed RAUC bundle (verity) of the board image's root filesystem (docs/updates.md); the
+# development key is made under $(GRANDSTAND_CACHE)/update-keys (tools/update/keys.sh).
+BUNDLE = $(DIST)/grandstand-$(BOARD)_$(DEB_VERSION).raucb
+bundle: image
+	tools/update/bundle.sh --version "$(DEB_VERSION)" "$(BOARD)" "$(DIST)/grandstand-$(BOARD).rootfs.ext4" "$(BUNDLE)"
 
 image-check: deps deb-arm64
 	tools/image/build.sh rpi4 "$(DEB_ARM64)" "$(DIST)"

@@ -4,6 +4,7 @@ import Synchronization
 import HTTPServer
 import MediaCodec
 import Systemd
+import RAUC
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,6 +37,8 @@ public final class Daemon {
     private(set) var leds: StatusLEDs?
     private(set) var health: HealthLoop?
     private(set) var reporter: Reporter?
+    /// A/B updates through RAUC; nil without /etc/rauc/system.conf (docs/updates.md).
+    private(set) var updates: UpdateService?
     let followers = LogFollowers()
     /// Enables the debug fault route (GRANDSTAND_DEBUG_FAULTS=1 in the environment; tests set it).
     var debugFaults = getenv("GRANDSTAND_DEBUG_FAULTS").map { String(cString: $0) == "1" } ?? false
@@ -128,9 +131,12 @@ public final class Daemon {
         var managementRoutes = ManagementRoutes(runtime: runtime, status: report, gateway: gateway, ingest: snapshot)
         managementRoutes.followers = followers
         let eventRoutes = ManagementEventRoutes(hub: events.hub) { StatusReport.serviceJSON(health.snapshot) }
+        let updates = makeUpdates(health: health)
         managementRoutes.more = healthRoutes.routes + eventRoutes.routes + (cache.map { CacheRoutes(cache: $0).routes } ?? [])
+            + UpdateRoutes(service: updates).routes
         managementRoutes.statsExtra = WiFiStatus(config: config) { health.snapshot.state.inVenue }.members
         managementRoutes.services = services
+        managementRoutes.updates = updates
         box.install(fan: FanRoutes(status: report, gateway: gateway, more: services.fanRoutes(cache: cache.map { CacheFanRoutes(cache: $0, fans: config.cache?.fans) }), inserts: services).handler(),
                     management: managementRoutes.handler())
         self.managementTable = managementRoutes.table
@@ -163,6 +169,12 @@ public final class Daemon {
         ingestSlot.live = live
         health.setLifecycle(.running)
         reporter = startReporter()
+        do {
+            try updates?.start()
+            self.updates = updates
+        } catch {
+            printError("grandstand: updates disabled: \(error)")
+        }
     }
 
     /// The sd_notify STATUS= line: service state, reasons, channels, venue, listeners.
@@ -246,6 +258,8 @@ public final class Daemon {
 
     /// Stops the capture, answers held requests, then closes the listeners.
     public func stop() {
+        updates?.stop()
+        updates = nil
         cache?.stop()
         reporter?.stop()
         reporter = nil
@@ -310,6 +324,21 @@ final class StatusBox: Sendable {
 }
 
 extension Daemon {
+    /// RAUC's configuration: its presence makes this an A/B box.
+    static let raucSystemConf = "/etc/rauc/system.conf"
+    /// Written for grandstand-update-reboot.path (a root unit: the daemon itself may not reboot).
+    static let rebootRequest = "/run/grandstand/update-reboot"
+
+    func makeUpdates(health: HealthLoop) -> UpdateService? {
+        guard access(Self.raucSystemConf, R_OK) == 0 else { return nil }
+        return UpdateService(config: config, updater: RAUCInstaller(), events: events, clock: clock,
+                             recordPath: config.stateDirectory + "/update.json", health: { health.snapshot.state },
+                             requestReboot: {
+                                 let fd = open(Self.rebootRequest, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+                                 if fd >= 0 { close(fd) } else { printError("grandstand: cannot request a reboot: \(Self.rebootRequest)") }
+                             })
+    }
+
     /// Starts the Reporter when `reporting.url` is configured. A queue or state folder that
     /// cannot be used is reported and the daemon runs on without reports.
     func startReporter() -> Reporter? {

@@ -25,6 +25,8 @@ struct ManagementRoutes: Sendable {
     var statsExtra: (@Sendable () -> [(String, JSONValue)])? = nil
     /// Catalog, recordings and timelines (Catalog/OperatorServices.swift).
     var services: OperatorServices? = nil
+    /// The A/B update state for `/metrics` (nil on a box without slots).
+    var updates: UpdateService? = nil
 
     /// Every route; other files add theirs here with one `+ …routes` term.
     var table: [HTTPRoute] {
@@ -99,6 +101,7 @@ struct ManagementRoutes: Sendable {
                                          kind: .gauge, samples: [.init([], uptime)]))
         }
         families += StatsMetrics.families(statsJSON())
+        if let updates { families += UpdateMetrics.families(updates.status) }
         return HTTPResponse(status: 200, contentType: PrometheusText.contentType, body: PrometheusText.render(families))
     }
 

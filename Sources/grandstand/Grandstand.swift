@@ -11,5 +11,5 @@ struct Grandstand: ParsableCommand {
         version: "grandstand \(String(cString: gs_build_version())) (commit \(String(cString: gs_build_commit())))",
         subcommands: [RunCommand.self, DemoCommand.self, ReplayCommand.self, SendCommand.self, ListenCommand.self,
                       StatusCommand.self, ChannelsCommand.self, StatsCommand.self, LogsCommand.self, LedsCommand.self,
-                      VersionCommand.self, BenchFanCommand.self, RecordCommand.self])
+                      VersionCommand.self, BenchFanCommand.self, RecordCommand.self, UpdateCommand.self])
 }

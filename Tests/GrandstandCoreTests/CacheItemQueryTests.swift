@@ -19,7 +19,10 @@ import Testing
         var menu = CacheItem(id: "file-channel-menus", source: .fileChannel("menus"), category: "file-channel", state: .cached, now: 3)
         menu.type = "file"
         menu.consumption = [ConsumptionRecord(startPosition: 0, endPosition: 1, recordedNanoseconds: 4)]
-        return [menu, vod, clip]
+        var byURL = CacheItem(id: "url-1", source: .url, category: "timeline", state: .queued, now: 4)
+        byURL.originURL = "http://other.example/a.mp4"
+        byURL.locked = true
+        return [menu, vod, clip, byURL]
     }
 
     static func ids(_ parameters: [String: String]) throws -> [String] {
@@ -28,18 +31,21 @@ import Testing
 
     static let cases: [([String: String], [String])] = [
         (["ids": "vod,nope,clip"], ["clip", "vod"]),
+        (["url": "http://other.example/a.mp4?sig=2"], ["url-1"]),
+        (["source": "url"], ["url-1"]),
         (["url": "http://cdn.example/vod/master.m3u8"], ["vod"]),
         (["url": "http://cdn.example/vod/v0/seg1.ts"], ["vod"]),
         (["url": "http://cdn.example/media/clip.mp4"], ["clip"]),
         (["url": "http://cdn.example/vod/thumbnail/t.jpg"], []),
-        (["viewed": "false"], ["clip"]),
+        (["viewed": "false"], ["clip", "url-1"]),
         (["viewed": "true"], ["vod", "file-channel-menus"]),
-        (["saved": "true"], ["clip"]),
+        (["saved": "true"], ["clip", "url-1"]),
         (["saved": "false", "sort": "id"], ["file-channel-menus", "vod"]),
         (["type": "hls,video"], ["clip", "vod"]),
         (["state": "cached", "source": "origin"], ["clip"]),
-        (["source": "file-channel", "category": "file-channel"], ["file-channel-menus"]),
-        (["sort": "size", "order": "desc"], ["vod", "clip", "file-channel-menus"]),
+        (["source": "file-channel"], ["file-channel-menus"]),
+        (["category": "file-channel"], ["file-channel-menus"]),
+        (["sort": "size", "order": "desc"], ["vod", "clip", "url-1", "file-channel-menus"]),
     ]
 
     @Test(arguments: cases)

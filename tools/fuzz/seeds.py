@@ -135,6 +135,8 @@ def main(fixtures, root):
                 out.put("catalog", b"q=(name:*harbour* AND season.id:>=12)&q=(mediaData.drm:true)&:from=2025-08-01&name:sort=name:asc&partner=3001343\n" + data)
                 out.put("catalog", b"q=(( homeTeam.id:101 OR awayTeam.id:101) AND _exists_:location.id)&sport=football&offset=1&limit=2\n" + data)
                 out.put("catalog", b"5001,7001,6001\n" + data)
+        elif name.endswith(".mp4"):
+            out.put("mp4", data)   # MP4 clips: ffmpeg's progressive MP4s, moov last and first
         elif name.endswith(".m3u8"):
             for shape in (0, 1, 2, 3, 0x64):   # vod_playlist: byte 0 picks the quality choice
                 out.put("vod_playlist", bytes([shape]) + data[:16_000])

@@ -152,7 +152,7 @@ customize() {
       echo "[Unit]"
       for chip in $chips; do echo "Wants=dev-$chip.device"; echo "After=dev-$chip.device"; done
     } > "$root/etc/systemd/system/grandstand.service.d/board.conf"
-    systemctl --root="$root" --quiet enable grandstand-growroot.service grandstand-ssh-keys.service \
+    systemctl --root="$root" --quiet enable grandstand-growroot.service grandstand-ssh-keys.service grandstand-update-reboot.path \
         systemd-networkd.service
     # No systemd-firstboot prompts on the console of a headless box.
     ln -sfn /dev/null "$root/etc/systemd/system/systemd-firstboot.service"
@@ -161,10 +161,12 @@ customize() {
     echo grandstand > "$root/etc/hostname"
     printf '127.0.0.1\tlocalhost\n127.0.1.1\tgrandstand\n::1\tlocalhost ip6-localhost ip6-loopback\n' > "$root/etc/hosts"
     { echo "# <file system> <mount point> <type> <options> <dump> <pass>"
-      echo "PARTUUID=$ROOT_PARTUUID / ext4 defaults,noatime 0 1"
+      # An A/B layout (ROOT_IN_FSTAB=no) leaves / out: either slot may hold this tree.
+      [ "${ROOT_IN_FSTAB:-yes}" = no ] || echo "PARTUUID=$ROOT_PARTUUID / ext4 defaults,noatime 0 1"
       layout_fstab
     } > "$root/etc/fstab"
     layout_fstab | while read -r _ mount_point _; do mkdir -p "$root$mount_point"; done
+    install_rauc "$root"
     # udev's hardware database is built by install_debs; /etc/.updated and /var/.updated as new as /usr
     # so the first boot skips the ConditionNeedsUpdate= units (under TCG the hwdb rebuild held
     # udev's coldplug past the GPIO device's 90 s timeout).
@@ -179,11 +181,26 @@ customize() {
     [ -z "$f" ] || find "$root" -newermt "@$SOURCE_DATE_EPOCH" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 }
 
-# An ext4 image of a tree (no loop mount), with fixed UUID, hash seed and times.
+# RAUC's configuration when the board has one (board/BOARD/system.conf) and the tree has RAUC:
+# /etc/rauc/system.conf and the keyring bundles are checked against (tools/update/keys.sh: the
+# development CA of this cache, or the venue's in GRANDSTAND_UPDATE_KEYS; docs/updates.md).
+install_rauc() {
+    local root=$1 keys
+    [ -f "$board_dir/system.conf" ] && [ -x "$root/usr/bin/rauc" ] || return 0
+    keys=$("$REPO_DIR/tools/update/keys.sh")
+    mkdir -p "$root/etc/rauc"
+    cp "$board_dir/system.conf" "$root/etc/rauc/system.conf"
+    cp "$keys/ca.cert.pem" "$root/etc/rauc/keyring.pem"
+    chmod 0644 "$root/etc/rauc/system.conf" "$root/etc/rauc/keyring.pem"
+}
+
+# An ext4 image of a tree (no loop mount), with fixed UUID, hash seed and times; SIZE_MIB
+# (optional) fixes its size.
 make_ext4() {
-    local tree=$1 img=$2 label=$3 fs_uuid=$4 used size_mib
+    local tree=$1 img=$2 label=$3 fs_uuid=$4 used size_mib=${5:-}
     used=$(du -sm "$tree" | cut -f1)
-    size_mib=$(( used * 5 / 4 + 192 ))   # a little room: first boot grows it to the card anyway
+    # a little room by default: first boot grows it to the card anyway
+    [ -n "$size_mib" ] || size_mib=$(( used * 5 / 4 + 192 ))
     rm -f "$img"
     E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -L "$label" -U "$fs_uuid" \
         -E "hash_seed=$fs_uuid,lazy_itable_init=0" -d "$tree" "$img" "${size_mib}M"

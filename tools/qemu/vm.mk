@@ -14,7 +14,7 @@ VM_BIN_PREREQ = $(if $(GRANDSTAND_ARM64_BIN),,cross)
 VM_ARGS ?=
 
 DEPS += qemu-system-arm qemu-user-static mmdebstrap arch-test debootstrap e2fsprogs cpio kmod xz-utils \
-        python3 curl systemd
+        python3 curl systemd qemu-efi-aarch64 rauc squashfs-tools
 # The VM stage of `make check`: the shipped qemu-virt image booted with every check (test-vm) and
 # the rpi4 image's structure (image-check), what issue 11 asks for. A fresh clone on an idle
 # 2-core machine ran all of `make check` this way in 55 min (docs/flashing.md, "Build times").

@@ -1,18 +1,22 @@
-/// Where an item came from: a FLUTE file channel (by channel id) or the configured origin.
+/// Where an item came from: a FLUTE file channel (by channel id), the configured origin (by
+/// content id and its metadata document), or a URL fetched directly (`url`: docs/cache.md "Items by URL").
 public enum CacheItemSource: Sendable, Equatable, Hashable, CustomStringConvertible {
     case fileChannel(String)
     case origin
+    case url
 
     /// `origin` or `file-channel:ID` (the API's `source` value and filter).
     public var description: String {
         switch self {
         case .origin: "origin"
+        case .url: "url"
         case .fileChannel(let id): "file-channel:\(id)"
         }
     }
 
     public init?(_ text: String) {
         if text == "origin" { self = .origin; return }
+        if text == "url" { self = .url; return }
         guard text.hasPrefix("file-channel:"), text.count > 13 else { return nil }
         self = .fileChannel(String(text.dropFirst(13)))
     }
@@ -122,6 +126,39 @@ public struct CacheItem: Sendable, Equatable {
     /// Whether `id` may name an item on the APIs (management and fans): not empty, no `/` (it is
     /// a path segment of `/items/ID/…`), at most 200 bytes.
     public static func acceptsContentID(_ id: String) -> Bool { !id.isEmpty && !id.contains("/") && id.utf8.count <= 200 }
+
+    /// The id of the item fetched directly from `url` (docs/cache.md "Items by URL"): `url-` and
+    /// the first 32 hex digits of the SHA-256 of the URL exactly as given (stable across restarts
+    /// and boxes; another spelling of the same URL is another item).
+    public static func urlItemID(_ url: String) -> String { "url-" + SHA256.hex(Array(url.utf8)).prefix(32) }
+
+    /// Whether `url` may be fetched as an item: absolute http(s) with a host, no spaces or line
+    /// breaks, at most 4096 bytes. Nil when it may, else the reason.
+    public static func urlProblem(_ url: String) -> String? {
+        let lower = url.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return "expected an http:// or https:// URL" }
+        guard url.utf8.count <= 4096 else { return "a URL of at most 4096 bytes" }
+        guard !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return "a URL without spaces or control characters" }
+        let host = url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+        guard host.count >= 3, !host[2].isEmpty else { return "a URL with a host" }
+        return nil
+    }
+
+    /// The file name an item by URL stores its one file under: the URL path's last segment
+    /// (query and fragment dropped), `file` when it has none usable.
+    public static func urlFileName(_ url: String) -> String {
+        let path = url.split(separator: "#", maxSplits: 1).first.map(String.init) ?? url
+        let withoutQuery = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
+        let parts = withoutQuery.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count > 3, let last = parts.last, !last.isEmpty, last != "..", last != ".", last != "metadata.json" else { return "file" }
+        return String(last)
+    }
+
+    /// Whether an item by URL is an HLS playlist (fetched as master, variants and segments) rather than one file.
+    public static func urlIsPlaylist(_ url: String) -> Bool {
+        let name = urlFileName(url).lowercased()
+        return name.hasSuffix(".m3u8") || name.hasSuffix(".m3u")
+    }
 
     /// Bytes on disk (what counts against the cache size).
     public var storedBytes: Int { files.reduce(0) { $0 + $1.size } }

@@ -5,6 +5,7 @@ public struct CacheItemQuery: Sendable, Equatable {
     public var ids: [String]?
     public var url: String?
     public var states: Set<CacheItemState>?
+    /// `origin`, `url`, `file-channel` (any channel) or `file-channel:ID`.
     public var source: String?
     public var category: String?
     public var types: Set<String>?
@@ -75,7 +76,9 @@ public struct CacheItemQuery: Sendable, Equatable {
         if let ids, !ids.contains(item.id) { return false }
         if let states, !states.contains(item.state) { return false }
         if let source {
-            if source == "file-channel" { if item.source == .origin { return false } } else if item.source.description != source { return false }
+            if source == "file-channel" {
+                guard case .fileChannel = item.source else { return false }
+            } else if item.source.description != source { return false }
         }
         if let category, item.category != category { return false }
         if let types, !types.contains(item.type ?? "") { return false }
@@ -112,7 +115,7 @@ public struct CacheItemQuery: Sendable, Equatable {
     /// The origin URLs of an HLS item's stored files: each resolved against its master (files
     /// outside the master's directory, `ext/…`, its thumbnail and metadata are not).
     public static func hlsFileURLs(_ item: CacheItem) -> [String] {
-        guard let master = item.originURL else { return [] }
+        guard let master = item.originURL, CacheItem.urlIsPlaylist(master) else { return [] }
         return item.files.map(\.path).filter { !$0.hasPrefix("ext/") && !$0.hasPrefix("thumbnail/") && $0 != "metadata.json" }
             .map { OriginURL.resolve($0, against: master) }
     }

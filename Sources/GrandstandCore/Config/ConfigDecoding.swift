@@ -27,7 +27,8 @@ extension GatewayConfig {
     static func decode(_ document: JSONValue, _ reader: inout JSONReader) -> GatewayConfig? {
         guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board",
                                                                          "streamers", "channels", "discovery", "fec", "health", "hls",
-                                                                         "stateDirectory", "logLevel", "reporting", "catalog", "cache", "records"]) else {
+                                                                         "stateDirectory", "logLevel", "reporting", "catalog", "cache", "records",
+                                                                         "update"]) else {
             return nil
         }
         let license = decodeLicense(root, &reader)
@@ -88,6 +89,7 @@ extension GatewayConfig {
         config.catalog = catalog
         config.cache = decodeCache(root, stateDirectory: config.stateDirectory, &reader)
         config.records = decodeRecords(root, &reader)
+        config.update = decodeUpdate(root, &reader)
         return config
     }
 

@@ -67,6 +67,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var cache: Cache?
     /// Automatic recordings (`records`; docs/records.md).
     public var records = Records()
+    /// When a booted root slot is committed or given up (`update`; docs/updates.md).
+    public var update = Update()
 }
 
 /// A numeric listen address `host:port` (`[v6]:port` for IPv6).

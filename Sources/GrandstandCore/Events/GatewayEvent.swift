@@ -13,6 +13,8 @@ public struct GatewayEvent: Sendable, Equatable {
         case cacheUnavailable = "cache-unavailable", ledsHeld = "leds-held"
         case srtConnected = "srt-connected", srtDisconnected = "srt-disconnected", srtRefused = "srt-refused"
         case pathDown = "path-down", pathUp = "path-up", pathRefused = "path-refused", pathFailover = "path-failover"
+        case updateInstalled = "update-installed", updateFailed = "update-failed", updateCommitted = "update-committed"
+        case updateRollingBack = "update-rolling-back", updateRolledBack = "update-rolled-back"
         // Download-to-go item events (CacheItemEvent): what the SDK tells an app.
         case itemDiscovered = "item-discovered", itemDownloadStarted = "item-download-started", itemProgress = "item-progress"
         case itemDownloaded = "item-downloaded", itemFailed = "item-failed", itemEvicted = "item-evicted", itemDeleted = "item-deleted"
@@ -53,6 +55,11 @@ public struct GatewayEvent: Sendable, Equatable {
             case .pathUp: "182c9393c9424baf8a8ba419e563325f"
             case .pathRefused: "a8695b24f15346d6a248e36bac94330b"
             case .pathFailover: "3222e9776d0d4d91b0d7bfb86c5fb559"
+            case .updateInstalled: "b19edf0774fc48a490a8c3491ba822af"
+            case .updateFailed: "06a7fdfe8ba04c48b76a134a0629015c"
+            case .updateCommitted: "da4f20d574c645068e468f6a4e4bfc7f"
+            case .updateRollingBack: "170129e9bde0421abd31b83413d6e7ea"
+            case .updateRolledBack: "b03c8db9e25046f7b14f3c92fb6ed23e"
             case .itemDiscovered: "b124fe3b20ad4b5b8ee58df74f6568cc"
             case .itemDownloadStarted: "b8a83c6512cd40b0bb5a94388c306140"
             case .itemProgress: "2dfd64f5064f4422ba458a0804b0bffe"
@@ -69,12 +76,12 @@ public struct GatewayEvent: Sendable, Equatable {
             switch self {
             case .ready, .stopping, .reloaded, .channelAdded, .channelRemoved, .captureUp, .groupRejoined, .serviceUp, .inVenue,
                  .outOfVenue, .ledsAvailable, .ledsHeld, .recordStarted, .recordStopped, .recordCompleted, .pathUp, .srtConnected,
-                 .itemDownloaded, .itemEvicted, .itemDeleted: 5
+                 .updateInstalled, .updateCommitted, .itemDownloaded, .itemEvicted, .itemDeleted: 5
             case .channelUpdated, .catalogUpdated, .itemDiscovered, .itemDownloadStarted: 6
             case .itemProgress: 7
             case .ledsUnavailable, .captureDown, .serviceDown, .catalogRejected, .recordFailed, .recordInterrupted, .cacheUnavailable, .pathDown,
                  .pathRefused, .pathFailover, .srtDisconnected, .srtRefused, .itemFailed: 4
-            case .configRejected, .faultInjected: 3
+            case .configRejected, .faultInjected, .updateFailed, .updateRollingBack, .updateRolledBack: 3
             }
         }
     }

@@ -66,18 +66,18 @@ public enum ScheduleJSON {
     }
 
     private static func timeline(_ value: JSONValue, at path: JSONPath, _ reader: inout JSONReader,
-                                 stored: Bool) -> (TimelineRequest, [[VODSegment]])? {
+                                 stored: Bool) -> (TimelineRequest, [ScheduledClip])? {
         guard let object = reader.object(value, at: path, known: ["id", "clips"]) else {
             return nil
         }
         let id = id(object, "id", &reader)
-        var clips: [ClipSource] = [], segments: [[VODSegment]] = []
+        var clips: [ClipSource] = [], segments: [ScheduledClip] = []
         if let list = reader.array(object["clips"], at: object.path("clips")) {
             if list.isEmpty { reader.report(object.path("clips"), "a timeline needs at least one clip") }
             for (clipPath, clipValue) in list {
-                if let (clip, resolved) = clip(clipValue, at: clipPath, &reader, stored: stored) {
+                if let (clip, resolved, state) = clip(clipValue, at: clipPath, &reader, stored: stored) {
                     clips.append(clip)
-                    segments.append(resolved)
+                    segments.append(ScheduledClip(source: clip, segments: resolved, state: state))
                 }
             }
         } else if object["clips"] == nil {
@@ -88,18 +88,27 @@ public enum ScheduleJSON {
     }
 
     private static func clip(_ value: JSONValue, at path: JSONPath, _ reader: inout JSONReader,
-                             stored: Bool) -> (ClipSource, [VODSegment])? {
-        let known: Set<String> = stored ? ["item", "record", "playlist", "begin", "end", "segments"] : ["item", "record", "playlist", "begin", "end"]
-        guard let object = reader.object(value, at: path, known: known) else { return nil }
+                             stored: Bool) -> (ClipSource, [VODSegment], ScheduledClip.State)? {
+        let sources: Set<String> = ["item", "record", "url", "playlist", "begin", "end"]
+        guard let object = reader.object(value, at: path, known: stored ? sources.union(["segments", "state", "error"]) : sources) else { return nil }
+        // The stored form of a URL clip names its item too (as the API shows it).
+        let given = ["item", "record", "url"].filter { object[$0] != nil && !(stored && $0 == "item" && object["url"] != nil) }
+        if given.count > 1 { reader.report(object.path(given[1]), "give one of \"item\", \"record\" or \"url\"") }
         // A recording's clip: `{"record": NAME, "begin"?, "end"?}` instead of a cache item.
         var record: String?
         if object["record"] != nil {
             record = reader.string(object["record"], at: object.path("record"))
             if let name = record, let problem = RecordName.problem(name) { reader.report(object.path("record"), problem); record = nil }
-            if object["item"] != nil { reader.report(object.path("item"), "give \"item\" or \"record\", not both") }
             if object["playlist"] != nil { reader.report(object.path("playlist"), "a recording's clip has no playlist") }
         }
-        let item = object["record"] != nil ? "" : reader.string(object["item"], at: object.path("item"), required: true)
+        // A URL's clip: `{"url": "http(s)://…", "begin"?, "end"?}`, fetched through the cache.
+        var url: String?
+        if object["url"] != nil, object["record"] == nil {
+            url = reader.string(object["url"], at: object.path("url"))
+            if let text = url, let problem = CacheItem.urlProblem(text) { reader.report(object.path("url"), problem); url = nil }
+            if object["playlist"] != nil { reader.report(object.path("playlist"), "a URL clip plays the URL itself (no playlist)") }
+        }
+        let item = object["record"] != nil || object["url"] != nil ? "" : reader.string(object["item"], at: object.path("item"), required: true)
         let playlist = reader.string(object["playlist"], at: object.path("playlist"))
         if let playlist, playlist.hasPrefix("/") || playlist.split(separator: "/").contains("..") {
             reader.report(object.path("playlist"), "expected a relative path inside the item (no leading /, no ..)")
@@ -113,12 +122,31 @@ public enum ScheduleJSON {
                 if let segment = segment(segmentValue, at: segmentPath, &reader) { segments.append(segment) }
             }
         }
+        var state = ScheduledClip.State.ready
+        if stored {
+            switch reader.string(object["state"], at: object.path("state")) {
+            case nil, "ready": break
+            case "pending": state = .pending
+            case "failed":
+                let issue = object["error"]
+                if case .string(let at)? = issue?["path"], case .string(let reason)? = issue?["reason"] {
+                    state = .failed(JSONIssue(path: JSONPath(stringLiteral: at), reason: reason))
+                } else {
+                    reader.report(object.path("error"), "a failed clip needs {\"path\",\"reason\"}")
+                }
+            case let other?: reader.report(object.path("state"), "unknown clip state \"\(other)\" (ready, pending, failed)")
+            }
+        }
         guard let item else { return nil }
         if object["record"] != nil {
             guard let record else { return nil }
-            return (ClipSource(record: record, begin: begin, end: end), segments)
+            return (ClipSource(record: record, begin: begin, end: end), segments, state)
         }
-        return (ClipSource(item: item, playlist: playlist, begin: begin, end: end), segments)
+        if object["url"] != nil {
+            guard let url else { return nil }
+            return (ClipSource(url: url, begin: begin, end: end), segments, state)
+        }
+        return (ClipSource(item: item, playlist: playlist, begin: begin, end: end), segments, state)
     }
 
     private static func segment(_ value: JSONValue, at path: JSONPath, _ reader: inout JSONReader) -> VODSegment? {
@@ -132,7 +160,7 @@ public enum ScheduleJSON {
     }
 
     private static func insert(_ value: JSONValue, at path: JSONPath, _ reader: inout JSONReader,
-                               stored: Bool) -> (InsertRequest, [VODSegment])? {
+                               stored: Bool) -> (InsertRequest, ScheduledClip)? {
         guard let object = reader.object(value, at: path, known: ["id", "timeline", "channel", "position", "at", "after", "playOnce", "clip"]) else {
             return nil
         }
@@ -146,14 +174,15 @@ public enum ScheduleJSON {
         }
         let position = position(object, &reader)
         let playOnce = reader.bool(object["playOnce"], at: object.path("playOnce")) ?? false
-        var clip: (ClipSource, [VODSegment])?
+        var clip: (ClipSource, [VODSegment], ScheduledClip.State)?
         if let clipValue = object["clip"] {
             clip = self.clip(clipValue, at: object.path("clip"), &reader, stored: stored)
         } else {
             reader.report(object.path("clip"), "required object is missing")
         }
         guard let id, let target, let position, let clip else { return nil }
-        return (InsertRequest(id: id, target: target, position: position, playOnce: playOnce, clip: clip.0), clip.1)
+        return (InsertRequest(id: id, target: target, position: position, playOnce: playOnce, clip: clip.0),
+                ScheduledClip(source: clip.0, segments: clip.1, state: clip.2))
     }
 
     private static let positions = ["preRoll", "midRoll", "wallClock", "postRoll", "pod"]
@@ -216,8 +245,13 @@ public enum ScheduleJSON {
     }
 
     static func json(_ clip: ScheduledClip, withSegments: Bool) -> JSONValue {
-        var members: [(String, JSONValue)] = clip.source.record.map { [("record", .string($0))] } ?? [("item", .string(clip.source.item))]
+        var members: [(String, JSONValue)] = clip.source.record.map { [("record", .string($0))] }
+            ?? clip.source.url.map { [("url", .string($0)), ("item", .string(clip.source.item))] } ?? [("item", .string(clip.source.item))]
         if let playlist = clip.source.playlist { members.append(("playlist", .string(playlist))) }
+        if clip.state != .ready || (!withSegments && clip.source.url != nil) { members.append(("state", .string(clip.state.name))) }
+        if case .failed(let issue) = clip.state {
+            members.append(("error", .object([("path", .string(issue.path.description)), ("reason", .string(issue.reason))])))
+        }
         if let begin = clip.source.begin { members.append(("begin", .number(begin))) }
         if let end = clip.source.end { members.append(("end", .number(end))) }
         // Where the segment-accurate cut landed (docs/inserts.md "Clips and the rough cut").
@@ -255,13 +289,13 @@ public enum ScheduleJSON {
         for (path, item) in reader.array(root["timelines"], at: root.path("timelines")) ?? [] {
             guard let (request, segments) = timeline(item, at: path, &reader, stored: true),
                   request.clips.count == segments.count else { continue }
-            let clips = zip(request.clips, segments).map { ScheduledClip(source: $0, segments: $1) }
+            let clips = segments
             do { try schedule.add(TimelineRecord(id: request.id, clips: clips)) } catch { reader.report(path, "\(error)") }
         }
         for (path, item) in reader.array(root["inserts"], at: root.path("inserts")) ?? [] {
-            guard let (request, segments) = insert(item, at: path, &reader, stored: true) else { continue }
+            guard let (request, scheduled) = insert(item, at: path, &reader, stored: true) else { continue }
             let record = InsertRecord(id: request.id, target: request.target, position: request.position, playOnce: request.playOnce,
-                                      clip: ScheduledClip(source: request.clip, segments: segments))
+                                      clip: scheduled)
             do { try schedule.add(record) } catch { reader.report(path, "\(error)") }
         }
         return (schedule, reader.issues)

@@ -100,6 +100,8 @@ public struct CacheRoutes: Sendable {
     /// `POST /api/v1/items` `{"id":…, "category"?, "prepositionSeconds"?, "quality"?, "headers"?, "cookies"?, "query"?,
     /// "perType"?, "download"?}`.
     private func add(_ request: HTTPRequest) -> HTTPResponse {
+        // An item by URL (docs/cache.md "Items by URL"; URLItems.swift).
+        if let document = try? JSONParser.parse(request.body), case .string(let url)? = document["url"] { return addURL(url, document) }
         guard let document = try? JSONParser.parse(request.body), case .string(let id)? = document["id"],
               CacheItem.acceptsContentID(id) else {
             return .text(400, "$.id: expected {\"id\":\"CONTENT-ID\"} (no slash, at most 200 bytes)")

@@ -7,9 +7,9 @@ import GrandstandRuntime
 extension ContentCache {
     /// Starts waiting items while the policy allows; parks them `idle` while it does not.
     func schedule() {
-        guard configuration.origin != nil else { return }
         let blocks = policy.blocks(usage(), nowSeconds: now() / 1_000_000_000).filter { $0 != .concurrencyLimit }
-        let waiting = items().filter { [.metadataNotReceived, .queued, .idle].contains($0.state) }
+        // Without an origin only items by URL download.
+        let waiting = items().filter { [.metadataNotReceived, .queued, .idle].contains($0.state) && (configuration.origin != nil || $0.source == .url) }
             .sorted { ($0.createdNanoseconds, $0.id) < ($1.createdNanoseconds, $1.id) }
         let reason = blocks.lazy.compactMap(CacheErrorCode.init(block:)).first, detail = Self.idleDetail(blocks)
         for item in waiting {

@@ -1,6 +1,7 @@
 import GrandstandCore
 import GrandstandOperations
 import HTTPServer
+import Synchronization
 
 /// Where a cache's item events go (docs/cache.md "Item events"): the operator's form to the
 /// event log (journald with its MESSAGE_ID, and `GET /api/v1/events` on the management
@@ -9,6 +10,8 @@ import HTTPServer
 public final class ItemEventRelay: Sendable {
     let log: EventLog?
     public let fans: EventHub
+    /// Services following item changes in-process (timelines waiting for URL items).
+    private let observers = Mutex<[@Sendable (CacheItemEvent) -> Void]>([])
 
     /// `log` nil: fans' stream only (tests, tools). `maxFanFollowers`: fan streams at once.
     public init(log: EventLog? = nil, maxFanFollowers: Int = 64) {
@@ -16,7 +19,11 @@ public final class ItemEventRelay: Sendable {
         fans = EventHub(maximum: maxFanFollowers, backlog: 64)
     }
 
+    /// Calls `body` with every later event, on the thread that made the change (no cache lock held).
+    func observe(_ body: @escaping @Sendable (CacheItemEvent) -> Void) { observers.withLock { $0.append(body) } }
+
     func publish(_ event: CacheItemEvent) {
+        for observer in observers.withLock({ $0 }) { observer(event) }
         log?.record(event.gatewayEvent)
         fans.publish(kind: event.kind.rawValue) { _ in event.fanJSON.encoded }
     }

@@ -126,9 +126,11 @@ extension ContentCache {
 
     // MARK: The download
 
-    /// One item's download, on its thread: metadata, then its files or HLS VOD (the scheduler launches it).
+    /// One item's download, on its thread: metadata (or an item by URL's own file), then its
+    /// files or HLS VOD (the scheduler launches it).
     func run(_ id: String, _ control: DownloadControl) {
-        guard let origin = configuration.origin else { return }
+        let direct = item(id).flatMap { $0.source == .url ? $0.originURL : nil }   // an item by URL (URLItems.swift)
+        guard let origin = direct != nil ? urlOrigin : configuration.origin else { return }
         // The tokens given with the POST, or after a restart the ones the journal kept with the item.
         var fetch = OriginFetch(origin: origin)
         if let given = lockedTokens({ $0[id] }) { fetch = given } else if let item = item(id) { fetch.item = item.originToken }
@@ -138,7 +140,7 @@ extension ContentCache {
         // queued by a request (resume, download) downloads.
         let fresh = item(id)?.state == .metadataNotReceived
         do {
-            var metadata = try loadMetadata(id, fetch: fetch, stop: stop)
+            var metadata = try direct.map(OriginMetadata.init(direct:)) ?? loadMetadata(id, fetch: fetch, stop: stop)
             guard !stop.isRaised else { return settle(id, control) }
             let master = metadata.hls.map { fetch.resolve($0, fetch.origin.mediaBaseURL ?? metadata.url) }
             let asked = withState { $0.requested.remove(id) != nil }
@@ -148,7 +150,7 @@ extension ContentCache {
                 if item.state == .discovered, behavior == .fullAuto { try item.move(to: .queued) }
                 if item.category.isEmpty, let category = metadata.category { item.category = category }
                 item.expectedBytes = metadata.totalBytes
-                item.originURL = master
+                item.originURL = master ?? direct
                 item.title = metadata.title
                 item.type = metadata.itemType
                 item.thumbnail = metadata.thumbnail?.path
@@ -171,6 +173,9 @@ extension ContentCache {
             if let master {
                 let seconds = item(id)?.prepositionSeconds
                 complete = try downloadHLS(id, master: master, seconds: seconds, quality: item(id)?.quality ?? .all, fetch: fetch, stop: stop) && complete
+            }
+            if direct != nil, complete, master == nil, let file = metadata.files.first {
+                try makeRendition(id, path: file.path, stop: stop)   // an MP4's HLS rendition (MP4Rendition.swift)
             }
             metadata.files = []
             guard !stop.isRaised else { return settle(id, control) }

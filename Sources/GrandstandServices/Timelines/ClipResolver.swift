@@ -70,3 +70,54 @@ struct ClipResolver: Sendable {
             .min { ($0.split(separator: "/").count, $0) < ($1.split(separator: "/").count, $1) }
     }
 }
+
+/// URL clips (docs/inserts.md "Clips from any URL"): the URL's cache item, resolved once it is cached.
+extension ClipResolver {
+    enum URLResolution {
+        case ready([VODSegment])
+        case pending
+        case failed(ScheduleIssues)
+    }
+
+    /// Asks the cache for the URL's item (a new, failed or deleted one is fetched anew) — only at scheduling.
+    func request(_ source: ClipSource, at path: JSONPath) -> ScheduleIssues? {
+        guard let url = source.url else { return nil }
+        do {
+            _ = try cache.add(url: ContentCache.URLAddRequest(url: url, category: "timeline", download: true))
+            return nil
+        } catch {
+            return ScheduleIssues([JSONIssue(path: path.appending("url"), reason: "\(error)")])
+        }
+    }
+
+    /// The URL clip's segments once its item is cached: the playlist the URL names, or the HLS
+    /// rendition of its MP4; pending while the item downloads; failed with the item's error.
+    func resolveURL(_ source: ClipSource, at path: JSONPath) -> URLResolution {
+        guard let url = source.url else { return .failed(ScheduleIssues([JSONIssue(path: path, reason: "not a URL clip")])) }
+        let at = path.appending("url")
+        guard let item = cache.item(source.item), item.state != .deleted else {
+            return .failed(ScheduleIssues([JSONIssue(path: at, reason: "item \(source.item) for \(url) was deleted")]))
+        }
+        switch item.state {
+        case .cached, .partiallyCached:
+            break
+        case .failed:
+            let reason = "fetching \(url) failed (item \(item.id)): \(item.error?.rawValue ?? "failed")" + (item.errorDetail.map { ": \($0)" } ?? "")
+            return .failed(ScheduleIssues([JSONIssue(path: at, reason: reason)]))
+        default:
+            return .pending
+        }
+        var clip = source
+        if item.file(ContentCache.renditionPlaylist) != nil {
+            clip.playlist = ContentCache.renditionPlaylist
+        } else if !CacheItem.urlIsPlaylist(url) {
+            return .failed(ScheduleIssues([JSONIssue(path: at, reason: "\(url) is neither an HLS playlist (.m3u8) nor an MP4")]))
+        }
+        switch resolve(clip, at: path) {
+        case .success(let segments): return .ready(segments)
+        case .failure(let problem):
+            // A problem with the item's playlist is the URL's (a URL clip names no playlist).
+            return .failed(ScheduleIssues(problem.issues.map { $0.path == path.appending("playlist") ? JSONIssue(path: at, reason: $0.reason) : $0 }))
+        }
+    }
+}

@@ -12,14 +12,18 @@ struct TimelineRoutes: Sendable {
 
     /// Sessions are as long as a live channel's (`LiveView`).
     static let maxSessionBytes = LiveView.maxSessionBytes
+    /// `Retry-After` of a timeline waiting for a URL's item (seconds).
+    static let pendingRetrySeconds = 5
 
     var managementRoutes: [HTTPRoute] {
         [
             HTTPRoute("GET", "/api/v1/timelines") { _ in list() },
             HTTPRoute("POST", "/api/v1/timelines") { request in
+                // 201 ready; 202 while a URL clip's item downloads (docs/inserts.md "Scheduling before the URL is cached").
                 answer(request, status: 201) { body throws(TimelineService.Refusal) in
                     let record = try service.createTimeline(body)
-                    return ScheduleJSON.json(record, mainDuration: service.current.timeline(record.id)?.mainDurationSeconds, withSegments: false)
+                    let json = timelineJSON(record, service.current)
+                    return (json, json["state"] == .string("ready") ? 201 : 202)
                 }
             },
             HTTPRoute("DELETE", "/api/v1/timelines") { request in
@@ -34,7 +38,8 @@ struct TimelineRoutes: Sendable {
             },
             HTTPRoute("POST", "/api/v1/inserts") { request in
                 answer(request, status: 201) { body throws(TimelineService.Refusal) in
-                    ScheduleJSON.json(try service.addInsert(body), withSegments: false)
+                    let insert = try service.addInsert(body)
+                    return (ScheduleJSON.json(insert, withSegments: false), insert.clip.state == .pending ? 202 : 201)
                 }
             },
             HTTPRoute("DELETE", "/api/v1/inserts") { request in
@@ -46,22 +51,42 @@ struct TimelineRoutes: Sendable {
 
     private func list() -> HTTPResponse {
         let schedule = service.current
-        let timelines = schedule.timelines.map { record in
-            ScheduleJSON.json(record, mainDuration: schedule.timeline(record.id)?.mainDurationSeconds, withSegments: false)
-        }
+        let timelines = schedule.timelines.map { timelineJSON($0, schedule) }
         return .json(JSONValue.object([
             ("timelines", .array(timelines)), ("sessions", .number(Double(service.sessionCount))),
             ("loadIssues", .array(service.loadIssues.map { .object([("path", .string($0.path.description)), ("reason", .string($0.reason))]) })),
         ]).encoded + "\n")
     }
 
+    /// A timeline as the API shows it, with its `state` (`ready`, `pending`, `failed`), the clips
+    /// `waiting` for their URL's item (JSON path, item id and the item's state) and the `errors`
+    /// of failed clips.
+    private func timelineJSON(_ record: TimelineRecord, _ schedule: Schedule) -> JSONValue {
+        let json = ScheduleJSON.json(record, mainDuration: schedule.timeline(record.id)?.mainDurationSeconds, withSegments: false)
+        guard case .object(var members) = json else { return json }
+        let status = schedule.status(record.id)
+        members.append(("state", .string(status.name)))
+        if !status.waiting.isEmpty {
+            let cache = service.cache
+            members.append(("waiting", .array(status.waiting.map { waiting in
+                .object([("path", .string(waiting.path)), ("item", .string(waiting.item)),
+                         ("itemState", .string(cache?.item(waiting.item)?.state.rawValue ?? "unknown"))])
+            })))
+        }
+        if !status.failed.isEmpty {
+            members.append(("errors", .array(status.failed.map { .object([("path", .string($0.path.description)), ("reason", .string($0.reason))]) })))
+        }
+        return .object(members)
+    }
+
     private func answer(_ request: HTTPRequest, status: Int,
-                        _ body: (JSONValue) throws(TimelineService.Refusal) -> JSONValue) -> HTTPResponse {
+                        _ body: (JSONValue) throws(TimelineService.Refusal) -> (JSONValue, Int)) -> HTTPResponse {
         guard let document = try? JSONParser.parse(request.body) else {
             return Self.refusal(TimelineService.Refusal(400, [JSONIssue(path: .root, reason: "the body is not JSON")]))
         }
         do throws(TimelineService.Refusal) {
-            return .json(try body(document).encoded + "\n", status: status)
+            let (json, code) = try body(document)
+            return .json(json.encoded + "\n", status: code)
         } catch {
             return Self.refusal(error)
         }
@@ -95,6 +120,9 @@ struct TimelineRoutes: Sendable {
             if let seconds = schedule.timeline(record.id)?.mainDurationSeconds { members.append(("mainDurationSeconds", .number(seconds))) }
             let inserts = schedule.inserts.filter { $0.target == .timeline(record.id) }.count
             members += [("clips", .number(Double(record.clips.count))), ("inserts", .number(Double(inserts)))]
+            // Waiting for a URL clip's item (its playlist answers 503 meanwhile), or failed (502).
+            let status = schedule.status(record.id)
+            if status.name != "ready" { members.append(("state", .string(status.name))) }
             return .object(members)
         }
         return FanListing.response(.object([("timelines", .array(timelines))]))
@@ -109,7 +137,19 @@ struct TimelineRoutes: Sendable {
         if let session, session.isEmpty || session.utf8.count > Self.maxSessionBytes {
             return .text(400, "session: 1 to \(Self.maxSessionBytes) bytes")
         }
-        guard ScheduleJSON.idProblem(id) == nil, let text = service.playlist(id, session: session, now: SystemClock().wallNanoseconds()) else {
+        guard ScheduleJSON.idProblem(id) == nil, service.current.timelineRecord(id) != nil else { return .text(404, "no such timeline") }
+        // Waiting for a URL's item: try again later; a clip that failed: the box cannot play it.
+        let status = service.current.status(id)
+        if !status.failed.isEmpty {
+            return .text(502, "timeline \(id) failed: " + status.failed.map(\.description).joined(separator: "; "))
+        }
+        if !status.waiting.isEmpty {
+            var answer = HTTPResponse.text(503, "timeline \(id) is waiting for " + status.waiting.map { "\($0.path) (item \($0.item))" }.joined(separator: ", "))
+            answer.headers.append(("Retry-After", "\(Self.pendingRetrySeconds)"))
+            answer.headers.append(("Cache-Control", "no-store"))
+            return answer
+        }
+        guard let text = service.playlist(id, session: session, now: SystemClock().wallNanoseconds()) else {
             return .text(404, "no such timeline")
         }
         // Per session and changing with each fetch: never cached.

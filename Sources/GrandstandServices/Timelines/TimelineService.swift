@@ -60,10 +60,19 @@ final class TimelineService: Sendable {
         state = Mutex(State(schedule: schedule, sessions: sessions))
     }
 
-    /// Clips come from the content cache; without one, scheduling is refused (503).
+    /// Clips come from the content cache; without one, scheduling is refused (503). Setting it
+    /// follows the cache's item changes: clips waiting for a URL's item are settled when it is
+    /// cached or fails (and at once, for items that were cached while the daemon was down).
     var cache: ContentCache? {
         get { state.withLock { $0.resolver?.cache } }
-        set { state.withLock { $0.resolver = newValue.map(ClipResolver.init) } }
+        set {
+            state.withLock { $0.resolver = newValue.map(ClipResolver.init) }
+            newValue?.events.observe { [weak self] event in
+                guard [.downloaded, .failed, .deleted, .evicted].contains(event.kind) else { return }
+                self?.settlePending()
+            }
+            settlePending()
+        }
     }
 
     /// Where clips of recordings come from (the recorder).
@@ -95,6 +104,49 @@ final class TimelineService: Sendable {
 
     // MARK: Changes
 
+    /// A clip as scheduled: a URL clip's item is asked for and the clip is `pending` until it is
+    /// cached (resolved now when it already is); other clips are resolved now.
+    private func scheduled(_ source: ClipSource, at path: JSONPath) throws(Refusal) -> Result<ScheduledClip, ScheduleIssues> {
+        guard source.url != nil else { return try resolve(source, at: path).map { ScheduledClip(source: source, segments: $0) } }
+        let resolver = try resolver()
+        if let problem = resolver.request(source, at: path) { return .failure(problem) }
+        switch resolver.resolveURL(source, at: path) {
+        case .ready(let segments): return .success(ScheduledClip(source: source, segments: segments))
+        case .pending: return .success(ScheduledClip(source: source, segments: [], state: .pending))
+        case .failed(let problem): return .failure(problem)
+        }
+    }
+
+    /// Settles every pending URL clip whose item has been cached (resolved) or has failed (with
+    /// the item's error at the clip's JSON path), and persists the outcome.
+    func settlePending() {
+        guard let resolver = state.withLock({ $0.resolver }) else { return }
+        let schedule = current
+        var timelines: [(String, Int, ScheduledClip)] = [], inserts: [(String, ScheduledClip)] = []
+        func outcome(_ clip: ScheduledClip, _ path: JSONPath) -> ScheduledClip? {
+            switch resolver.resolveURL(clip.source, at: path) {
+            case .pending: return nil
+            case .ready(let segments): return ScheduledClip(source: clip.source, segments: segments)
+            case .failed(let problem):
+                return ScheduledClip(source: clip.source, segments: [], state: .failed(problem.issues.first ?? JSONIssue(path: path, reason: "failed")))
+            }
+        }
+        for record in schedule.timelines {
+            for (index, clip) in record.clips.enumerated() where clip.state == .pending {
+                if let next = outcome(clip, JSONPath.root.appending("clips").appending(index: index)) { timelines.append((record.id, index, next)) }
+            }
+        }
+        for insert in schedule.inserts where insert.clip.state == .pending {
+            if let next = outcome(insert.clip, JSONPath.root.appending("clip")) { inserts.append((insert.id, next)) }
+        }
+        guard !timelines.isEmpty || !inserts.isEmpty else { return }
+        // A failed write leaves the clips pending: the next item change or start settles them again.
+        try? change { (schedule: inout Schedule) throws(ScheduleError) in
+            for (id, index, clip) in timelines { _ = schedule.settle(timeline: id, clip: index, clip) }
+            for (id, clip) in inserts { _ = schedule.settle(insert: id, clip) }
+        }
+    }
+
     func createTimeline(_ body: JSONValue) throws(Refusal) -> TimelineRecord {
         let request: ScheduleJSON.TimelineRequest
         switch ScheduleJSON.timelineRequest(body) {
@@ -103,15 +155,17 @@ final class TimelineService: Sendable {
         }
         var clips: [ScheduledClip] = [], issues: [JSONIssue] = []
         for (index, source) in request.clips.enumerated() {
-            switch try resolve(source, at: JSONPath.root.appending("clips").appending(index: index)) {
-            case .success(let segments): clips.append(ScheduledClip(source: source, segments: segments))
+            switch try scheduled(source, at: JSONPath.root.appending("clips").appending(index: index)) {
+            case .success(let clip): clips.append(clip)
             case .failure(let problem): issues += problem.issues
             }
         }
         guard issues.isEmpty else { throw Refusal(400, issues) }
         let record = TimelineRecord(id: request.id, clips: clips)
         try change { (schedule: inout Schedule) throws(ScheduleError) in try schedule.add(record) }
-        return record
+        // An item cached between the resolution above and the change: settled now.
+        if clips.contains(where: { $0.state == .pending }) { settlePending() }
+        return current.timelineRecord(record.id) ?? record
     }
 
     func deleteTimeline(_ id: String) throws(Refusal) {
@@ -125,15 +179,16 @@ final class TimelineService: Sendable {
         case .success(let value): request = value
         case .failure(let problem): throw Refusal(400, problem.issues)
         }
-        let segments: [VODSegment]
-        switch try resolve(request.clip, at: JSONPath.root.appending("clip")) {
-        case .success(let value): segments = value
+        let clip: ScheduledClip
+        switch try scheduled(request.clip, at: JSONPath.root.appending("clip")) {
+        case .success(let value): clip = value
         case .failure(let problem): throw Refusal(400, problem.issues)
         }
         let record = InsertRecord(id: request.id, target: request.target, position: request.position, playOnce: request.playOnce,
-                                  clip: ScheduledClip(source: request.clip, segments: segments))
+                                  clip: clip)
         try change { (schedule: inout Schedule) throws(ScheduleError) in try schedule.add(record) }
-        return record
+        if clip.state == .pending { settlePending() }
+        return current.inserts.first { $0.id == record.id } ?? record
     }
 
     func deleteInsert(_ id: String) throws(Refusal) {

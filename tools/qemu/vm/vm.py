@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from vmlib import board_image, checks, image  # noqa: E402
+from vmlib import board_image, bundles, checks, image, update_checks  # noqa: E402
 from vmlib.machine import Machine, MachineError  # noqa: E402
 
 DEFAULT_BOARD = image.REPO_DIR / "board" / "qemu-virt" / "board.json"
@@ -73,6 +73,8 @@ def prepare_board_image(args, cache):
     disk, data = board_image.compose(shipped, run_dir, suite, debs)
     timings["image"] = time.monotonic() - started
     say(f"disk from {shipped.disk} ready ({timings['image']:.0f} s)")
+    if not args.only or set(args.only) & set(update_checks.UPDATE_CHECKS):
+        args.bundles = bundles.Bundles(shipped, run_dir).start()   # built while the VM boots and checks run
     return None, disk, run_dir, log_dir, timings, shipped.boot(), data
 
 
@@ -101,7 +103,7 @@ def save_logs(vm, log_dir, with_journal):
             (log_dir / "journal.txt").write_text(journal.output)
         except (MachineError, OSError) as error:
             (log_dir / "journal.txt").write_text(f"could not read the guest journal: {error}\n")
-    for path in (vm.console_log, vm.qemu_log):
+    for path in (vm.console_log, vm.qemu_log, *sorted(vm.console_log.parent.glob("console.log.*"))):
         if path.exists():
             shutil.copy(path, log_dir / path.name)
 
@@ -130,13 +132,15 @@ def command_test(args, cache):
         timings["agent"] = time.monotonic() - boot_started
         say(f"guest agent up {timings['agent']:.0f} s after QEMU started (port {vm.host_port} -> guest 8080)")
         ctx = checks.Context(vm, board)
+        ctx.bundles = getattr(args, "bundles", None)
+        ctx.server = bundles.Server(ctx.bundles.dir) if ctx.bundles else None
         for name, function in selected:
             check_started = time.monotonic()
             known = dict(ctx.facts)
             try:
                 function(ctx)
                 say(f"PASS {name} ({time.monotonic() - check_started:.1f} s)")
-                for key in ("status-text", "exposure", "boot-order", "wifi", "reports"):  # measurements worth a line
+                for key in ("status-text", "exposure", "boot-order", "wifi", "reports", *update_checks.UPDATE_CHECKS):  # measurements worth a line
                     if key in ctx.facts and ctx.facts[key] != known.get(key):
                         say(f"  {key}: {ctx.facts[key]}")
             except checks.CheckFailed as failure:
@@ -164,6 +168,8 @@ def command_test(args, cache):
         raise
     finally:
         alive = vm.process is not None and vm.process.poll() is None
+        if getattr(args, "bundles", None) is not None:
+            say("test bundles built in " + ", ".join(f"{k} {v:.0f} s" for k, v in args.bundles.seconds.items()))
         save_logs(vm, log_dir, with_journal=agent_up and alive and not interrupted)
         if alive:
             vm.poweroff(timeout=30)

@@ -2,7 +2,10 @@
 
 The disk is a copy of grandstand-qemu-virt.img; the only change to it is the harness's
 test-only guest files (tools/qemu/vm/guest/: agent, serial autologin) written into the root
-partition with debugfs (no loop mount). Test data goes on a second disk (label
+partition with debugfs (no loop mount). The image is A/B (board/qemu-virt/layout.sh): UEFI
+firmware (qemu-efi-aarch64) starts GRUB from the ESP, which picks slot rootfs.0 or rootfs.1;
+the guest files go into rootfs.0, and into the root filesystem of every test bundle
+(`test_rootfs`), so an updated slot still has the agent. Test data goes on a second disk (label
 gs-tests, mounted at /opt/gstests, which /opt/grandstand-tests links to): the cross-built test bundle and Swift runtime for
 `kernel-suite`, and the packages of the `deb-upgrade` check.
 """
@@ -30,30 +33,37 @@ Options=nofail
 MOUNT_UNIT_NAME = "opt-gstests.mount"  # /opt/grandstand-tests links to it (no unit-name escaping)
 
 
+FIRMWARE = Path("/usr/share/qemu-efi-aarch64/QEMU_EFI.fd")
+
+
 class BoardImage:
-    """The files `make image BOARD=qemu-virt` leaves in DIST: disk, kernel, initramfs, cmdline."""
+    """The files `make image BOARD=qemu-virt` leaves in DIST: the A/B disk and its slot's root
+    filesystem (`.rootfs.ext4`, what bundles carry)."""
 
     def __init__(self, disk):
         self.disk = Path(disk)
-        stem = str(self.disk)[: -len(".img")]
-        self.kernel = Path(stem + ".vmlinuz")
-        self.initrd = Path(stem + ".initrd")
-        self.cmdline = Path(stem + ".cmdline")
-        for path in (self.disk, self.kernel, self.initrd, self.cmdline):
+        self.rootfs = Path(str(self.disk)[: -len(".img")] + ".rootfs.ext4")
+        for path in (self.disk, self.rootfs, FIRMWARE):
             if not path.is_file():
-                raise base_image.ImageError(f"{path} is missing: run `make image BOARD=qemu-virt`")
+                raise base_image.ImageError(f"{path} is missing: run `make image BOARD=qemu-virt` "
+                                            "(the firmware: apt-get install qemu-efi-aarch64)")
 
     def boot(self):
-        return (self.kernel, self.initrd, self.cmdline.read_text().strip())
+        return ("uefi", FIRMWARE)
 
 
-def _root_partition(disk):
-    """(start, size) in bytes of the last partition (the root) of the disk image."""
+def partitions(disk):
+    """{name: (start, size)} in bytes of the disk image's GPT partitions."""
     table = json.loads(subprocess.run(["sfdisk", "--json", str(disk)], stdout=subprocess.PIPE,
                                       text=True, check=True).stdout)["partitiontable"]
     sector = table.get("sectorsize", 512)
-    last = table["partitions"][-1]
-    return last["start"] * sector, last["size"] * sector
+    return {p.get("name", str(i)): (p["start"] * sector, p["size"] * sector)
+            for i, p in enumerate(table["partitions"], 1)}
+
+
+def _root_partition(disk):
+    """(start, size) in bytes of slot A (rootfs.0), where the image's root filesystem is."""
+    return partitions(disk)["rootfs.0"]
 
 
 def _debugfs(partition, commands):
@@ -83,6 +93,39 @@ def _guest_commands(staging):
     return commands
 
 
+def _staging(run_dir, with_data):
+    """The guest files as a tree to write into a root filesystem."""
+    staging = Path(tempfile.mkdtemp(prefix="gs-guest-", dir=run_dir))
+    subprocess.run(["cp", "-r", "--preserve=mode", f"{GUEST_DIR}/.", f"{staging}/"], check=True)
+    units = staging / "etc/systemd/system"
+    (units / "sysinit.target.wants").mkdir(parents=True, exist_ok=True)
+    (units / "sysinit.target.wants/grandstand-vm-agent.service").symlink_to(
+        "/etc/systemd/system/grandstand-vm-agent.service")
+    if with_data:
+        (units / MOUNT_UNIT_NAME).write_text(MOUNT_UNIT)
+        (units / "local-fs.target.wants").mkdir(parents=True, exist_ok=True)
+        (units / "local-fs.target.wants" / MOUNT_UNIT_NAME).symlink_to(f"/etc/systemd/system/{MOUNT_UNIT_NAME}")
+        (staging / "opt/gstests").mkdir(parents=True)
+        (staging / "opt/grandstand-tests").symlink_to("gstests")
+    return staging
+
+
+def test_rootfs(board_image, run_dir, name, extra=None):
+    """run_dir/NAME.ext4: the image's root filesystem plus the guest files and `extra`
+    ({path in the guest: text}), the payload of a test bundle."""
+    run_dir = Path(run_dir)
+    rootfs = run_dir / f"{name}.ext4"
+    subprocess.run(["cp", "--sparse=always", "--reflink=auto", str(board_image.rootfs), str(rootfs)], check=True)
+    staging = _staging(run_dir, with_data=True)
+    for path, text in (extra or {}).items():
+        target = staging / path.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    _debugfs(rootfs, _guest_commands(staging))
+    shutil.rmtree(staging)
+    return rootfs
+
+
 def compose(board_image, run_dir, suite=None, debs=()):
     """run_dir/disk.img (the image plus the guest files) and, with suite or debs, run_dir/data.img.
     Returns (disk, data disk or None)."""
@@ -93,20 +136,9 @@ def compose(board_image, run_dir, suite=None, debs=()):
     partition = run_dir / "root.part"
     subprocess.run(["dd", f"if={disk}", f"of={partition}", "bs=1M", f"skip={start}", f"count={size}",
                     "iflag=skip_bytes,count_bytes", "conv=sparse", "status=none"], check=True)
-    staging = Path(tempfile.mkdtemp(prefix="gs-guest-", dir=run_dir))
-    subprocess.run(["cp", "-r", "--preserve=mode", f"{GUEST_DIR}/.", f"{staging}/"], check=True)
-    units = staging / "etc/systemd/system"
-    (units / "sysinit.target.wants").mkdir(parents=True, exist_ok=True)
-    (units / "sysinit.target.wants/grandstand-vm-agent.service").symlink_to(
-        "/etc/systemd/system/grandstand-vm-agent.service")
-    data = None
-    if suite is not None or debs:
-        (units / MOUNT_UNIT_NAME).write_text(MOUNT_UNIT)
-        (units / "local-fs.target.wants").mkdir(parents=True, exist_ok=True)
-        (units / "local-fs.target.wants" / MOUNT_UNIT_NAME).symlink_to(f"/etc/systemd/system/{MOUNT_UNIT_NAME}")
-        (staging / "opt/gstests").mkdir(parents=True)
-        (staging / "opt/grandstand-tests").symlink_to("gstests")
-        data = _data_disk(run_dir, suite, debs)
+    with_data = suite is not None or bool(debs)
+    staging = _staging(run_dir, with_data)
+    data = _data_disk(run_dir, suite, debs) if with_data else None
     _debugfs(partition, _guest_commands(staging))
     shutil.rmtree(staging)
     subprocess.run(["dd", f"if={partition}", f"of={disk}", "bs=1M", f"seek={start}", "oflag=seek_bytes",

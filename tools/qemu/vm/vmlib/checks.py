@@ -1009,7 +1009,9 @@ def deb_upgrade(ctx):
     kept = ctx.run("sha256sum " + " ".join(UPGRADE_KEPT), expect_ok=False).output
     expect(kept == before, f"dpkg -r did not keep config, state and cache:\n{kept}")
     ctx.run("dpkg -P grandstand", timeout=300)
-    left = ctx.run("ls -d /etc/grandstand /var/lib/grandstand /var/cache/grandstand 2>/dev/null",
+    # On the A/B image /var/lib/grandstand is the data partition's mount point: emptied, kept.
+    left = ctx.run("for d in /etc/grandstand /var/lib/grandstand /var/cache/grandstand; do [ -e $d ] || continue; "
+                   "if mountpoint -q $d; then ls -A $d | sed \"s|^|$d/|\"; else echo $d; fi; done",
                    expect_ok=False).output.strip()
     expect(not left, f"dpkg -P left {left}")
     ctx.run(f"dpkg -i {new[0]}", timeout=300)

@@ -74,13 +74,23 @@ class Machine:
         self.boot_id = None
 
     def command_line(self):
-        if self.boot is not None:
-            kernel, initrd, cmdline = self.boot
-            root_args = cmdline.strip()
+        machine = "virt"
+        if self.boot is not None and self.boot[0] == "uefi":
+            # A/B board image: the firmware boots GRUB from the ESP, GRUB picks the slot and
+            # owns the kernel command line (board/qemu-virt/grub.cfg).
+            # acpi=off: the firmware hands Linux the machine's device tree, as direct kernel boot
+            # did (under ACPI the PL061 GPIO lines the LED checks use are not gpiochip0).
+            boot_args = ["-bios", str(self.boot[1])]
+            machine = "virt,acpi=off"
         else:
-            kernel, initrd = self.base / "vmlinuz", self.base / "initrd.img"
-            root_args = "console=ttyAMA0 root=/dev/vda rootfstype=ext4 rw panic=-1 net.ifnames=0"
-        append = " ".join(filter(None, [root_args, "systemd.show_status=error", self.extra_append]))
+            if self.boot is not None:
+                kernel, initrd, cmdline = self.boot
+                root_args = cmdline.strip()
+            else:
+                kernel, initrd = self.base / "vmlinuz", self.base / "initrd.img"
+                root_args = "console=ttyAMA0 root=/dev/vda rootfstype=ext4 rw panic=-1 net.ifnames=0"
+            append = " ".join(filter(None, [root_args, "systemd.show_status=error", self.extra_append]))
+            boot_args = ["-kernel", str(kernel), "-initrd", str(initrd), "-append", append]
         data = [] if self.data_disk is None else [
             "-drive", f"file={self.data_disk},format=raw,if=none,id=data,cache=unsafe",
             "-device", "virtio-blk-pci,drive=data"]
@@ -92,12 +102,11 @@ class Machine:
                                    f"logfile={self.console_log}",
                        "-serial", "chardev:console"]
         return [
-            "qemu-system-aarch64", "-M", "virt", "-cpu", self.cpu, "-smp", str(self.smp),
+            "qemu-system-aarch64", "-M", machine, "-cpu", self.cpu, "-smp", str(self.smp),
             "-m", str(self.memory_mib), "-no-reboot", "-nodefaults", "-display", "none",
-            "-kernel", str(kernel), "-initrd", str(initrd),
-            "-append", append,
+            *boot_args,
             "-drive", f"file={self.image},format=raw,if=none,id=root,cache=unsafe",
-            "-device", "virtio-blk-pci,drive=root", *data,
+            "-device", "virtio-blk-pci,drive=root,bootindex=0", *data,
             "-netdev", f"user,id=uplink,hostfwd=tcp:127.0.0.1:{self.host_port}-:{GUEST_HTTP_PORT}",
             "-device", "virtio-net-pci,netdev=uplink,romfile=",
             "-device", "virtio-serial-pci",
@@ -173,6 +182,35 @@ class Machine:
             if parts[0] == "RES" and len(parts) >= 3 and parts[1] == str(request_id):
                 output = base64.b64decode(parts[3]) if len(parts) > 3 else b""
                 return Result(int(parts[2]), output.decode("utf-8", "replace"))
+
+    def wait_exit(self, timeout):
+        """Waits for QEMU to exit (a guest reboot ends it: -no-reboot); False on timeout."""
+        try:
+            self.process.wait(timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
+    def kill(self):
+        """Pulls the power: SIGKILL to QEMU, nothing flushed by the guest."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def restart(self, boot_timeout=300):
+        """Powers the same disk on again after QEMU ended (reboot or kill); waits for the agent.
+        The console log of the previous boot is kept as console.log.N."""
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        self._buffer = b""
+        n = 1
+        while self.console_log.with_name(f"console.log.{n}").exists():
+            n += 1
+        if self.console_log.exists():
+            self.console_log.rename(self.console_log.with_name(f"console.log.{n}"))
+        self.start()
+        self.wait_agent(timeout=boot_timeout)
 
     def poweroff(self, timeout=60):
         """Asks systemd to power off and waits for QEMU to exit; kills it after `timeout`."""
