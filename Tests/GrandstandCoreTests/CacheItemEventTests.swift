@@ -56,6 +56,21 @@ struct CacheItemEventTests {
         #expect(events.allSatisfy { $0.id == "goal" && $0.category == "highlights" && $0.state == to && $0.wallNanoseconds == 7 })
     }
 
+    /// An unknown content id stays `metadata-not-received`: gaining its code is one `failed` event
+    /// (with that state), keeping it says nothing more, and its metadata arriving is `discovered`.
+    @Test func anUnknownContentIDFailsOnceWithoutLeavingMetadataNotReceived() throws {
+        let waiting = Self.item(.metadataNotReceived)
+        let unknown = Self.item(.metadataNotReceived, error: .contentIDDoesNotExist)
+        let events = CacheItemEvent.transition(waiting, unknown, wallNanoseconds: 7)
+        #expect(events.map(\.kind) == [.failed])
+        #expect(events.first?.state == .metadataNotReceived && events.first?.error == .contentIDDoesNotExist)
+        #expect(CacheItemEvent.transition(unknown, unknown, wallNanoseconds: 8).isEmpty)
+        var known = unknown
+        try known.move(to: .discovered)
+        #expect(known.error == nil)
+        #expect(CacheItemEvent.transition(unknown, known, wallNanoseconds: 9).map(\.kind) == [.discovered])
+    }
+
     /// A failure carries its code to fans and operators; the detail (origin URL, token) only to operators.
     @Test func aFailureCarriesItsCodeAndOnlyOperatorsSeeTheDetail() throws {
         let at: Int64 = 1_700_000_000 * Self.second

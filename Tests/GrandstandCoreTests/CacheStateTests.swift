@@ -37,16 +37,23 @@ import Testing
         #expect(CacheItemState.allCases.map(\.rawValue) == ["metadata-not-received", "discovered", "queued", "downloading", "idle",
                                                             "paused", "cached", "partially-cached", "failed", "deleted"])
         #expect(CacheErrorCode.allCases.map(\.rawValue) == ["no-network", "timeout", "network-error", "http-error", "item-corrupted",
-                                                            "cancelled", "download-failed", "content-id-does-not-exist"])
+                                                            "cancelled", "download-failed", "content-id-does-not-exist",
+                                                            "outside-permitted-hours", "daily-limit-reached", "disk-floor-reached"])
     }
 
-    @Test func anErrorCodeIsKeptOnlyWhileFailed() throws {
+    @Test func anErrorCodeIsKeptOnlyWhileFailedOrIdle() throws {
         var item = CacheItem(id: "x", source: .fileChannel("menu"), state: .downloading, now: 0)
         try item.move(to: .failed, error: .timeout, detail: "no answer in 30 s")
         #expect(item.error == .timeout)
         #expect(item.errorDetail == "no answer in 30 s")
         try item.move(to: .queued)
         #expect(item.error == nil)
+        // Idle carries why it waits, and loses it when it moves on by itself.
+        try item.move(to: .idle, error: .outsidePermittedHours, detail: "waiting: outside-permitted-hours")
+        #expect(item.error == .outsidePermittedHours && item.errorDetail == "waiting: outside-permitted-hours")
+        #expect(CacheErrorCode(block: .dailyLimitReached) == .dailyLimitReached && CacheErrorCode(block: .concurrencyLimit) == nil)
+        try item.move(to: .downloading)
+        #expect(item.error == nil && item.errorDetail == nil)
         #expect(CacheItemSource("file-channel:menu") == .fileChannel("menu"))
         #expect(CacheItemSource("file-channel:") == nil)
     }

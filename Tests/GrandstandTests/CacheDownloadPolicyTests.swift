@@ -35,7 +35,11 @@ import Testing
         if behavior == .thumbnailOnly {
             #expect(waiting.file("thumbnail/clip.jpg")?.size == thumbnail.count)
             #expect(media.count == 1 && media.first?.hasPrefix("/media/thumbs/clip.jpg") == true, "\(media)")
+            // The API shows where fans get it; nothing plays yet, so no play URL.
+            #expect(CacheItemView.api(waiting)["thumbnail"] == .string("/items/clip/thumbnail/clip.jpg"))
+            #expect(CacheItemView.api(waiting)["play"] == .null)
         } else {
+            #expect(CacheItemView.api(waiting)["thumbnail"] == .null, "named by the metadata, not stored")
             #expect(media.isEmpty && waiting.files.map(\.path) == ["metadata.json"], "\(media)")
         }
         // Asked (the `download` action): the whole item, its thumbnail included.

@@ -56,7 +56,7 @@ final class CacheOrigin {
         _ = FileManager.default.createFile(atPath: root + "/media/" + path, contents: Data(bytes))
     }
 
-    /// Requests seen so far: `PATH RANGE X-TOKEN QUERY` lines.
+    /// Requests seen so far: `PATH RANGE X-TOKEN QUERY X-ITEM-TOKEN COOKIE X-KEY-TOKEN X-META-TOKEN` lines.
     var requests: [String] {
         ((try? String(contentsOfFile: root + "/requests.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }

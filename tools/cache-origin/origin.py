@@ -7,9 +7,12 @@ silence; /media/trunc/… → always half the body then close; /media/cut/… �
 gets half the body, later (Range) requests the rest; /media/flaky/… → the first request 503;
 /media/stall/… → the first request gets half the body, then silence (a download to interrupt),
 later requests the rest; /media/token/… → 403 unless the request carries a per-item token
-(an X-Item-Token header and an `item=` query parameter). Modes combine in this order
-(e.g. /media/stall/token/clip.bin).
-Every request is appended to ROOT/requests.log as `PATH RANGE X-TOKEN QUERY X-ITEM-TOKEN`.
+(an X-Item-Token header and an `item=` query parameter); /media/typed/… → 403 unless the request
+carries the token of its file type: `.m3u8` a `pl` cookie, `.ts` a `seg=` query parameter, `.key`
+an X-Key-Token header, anything else an `all` cookie; /meta/typed-… → 403 without an
+X-Meta-Token header. Modes combine in this order (e.g. /media/stall/token/clip.bin).
+Every request is appended to ROOT/requests.log as
+`PATH RANGE X-TOKEN QUERY X-ITEM-TOKEN COOKIE X-KEY-TOKEN X-META-TOKEN` (spaces in the cookie removed).
 Usage: origin.py ROOT PORTFILE [CERT KEY]  (binds 127.0.0.1:0 and writes the port to PORTFILE; with a
 certificate and key it speaks HTTPS, so a cut connection is a cut TLS stream).
 """
@@ -34,9 +37,11 @@ class Origin(http.server.BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         with lock:
             with open(os.path.join(ROOT, "requests.log"), "a") as log:
-                log.write("%s %s %s %s %s\n" % (path, self.headers.get("Range", "-"), self.headers.get("X-Token", "-"),
-                                             self.path.split("?", 1)[1] if "?" in self.path else "-",
-                                             self.headers.get("X-Item-Token", "-")))
+                log.write("%s %s %s %s %s %s %s %s\n" % (path, self.headers.get("Range", "-"), self.headers.get("X-Token", "-"),
+                                                      self.path.split("?", 1)[1] if "?" in self.path else "-",
+                                                      self.headers.get("X-Item-Token", "-"),
+                                                      self.headers.get("Cookie", "-").replace(" ", ""),
+                                                      self.headers.get("X-Key-Token", "-"), self.headers.get("X-Meta-Token", "-")))
             first = path not in seen
             seen.add(path)
         if path == "/meta/boom" or path.startswith("/media/err500/"):
@@ -47,7 +52,7 @@ class Origin(http.server.BaseHTTPRequestHandler):
             name = os.path.join(ROOT, "meta", os.path.basename(path) + ".json")
         elif path.startswith("/media/"):
             rest = path[len("/media/"):]
-            for mode in ("slow/", "trunc/", "cut/", "flaky/", "stall/", "token/"):
+            for mode in ("slow/", "trunc/", "cut/", "flaky/", "stall/", "token/", "typed/"):
                 if rest.startswith(mode):
                     rest = rest[len(mode):]
             name = os.path.join(ROOT, "media", rest)
@@ -56,6 +61,10 @@ class Origin(http.server.BaseHTTPRequestHandler):
         query = self.path.split("?", 1)[1] if "?" in self.path else ""
         if "/token/" in path and (not self.headers.get("X-Item-Token") or "item=" not in query):
             return self.reply(403, b"per-item token missing\n")
+        if path.startswith("/meta/typed-") and not self.headers.get("X-Meta-Token"):
+            return self.reply(403, b"metadata token missing\n")
+        if "/typed/" in path and not typed_token_present(path, self.headers, query):
+            return self.reply(403, b"token for this file type missing\n")
         if ".." in path or not os.path.isfile(name):
             return self.reply(404, b"not found\n")
         with open(name, "rb") as f:
@@ -101,6 +110,19 @@ class Origin(http.server.BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(body)
+
+
+def typed_token_present(path, headers, query):
+    """Whether a /media/typed/ request carries its file type's token (see the module's doc)."""
+    cookies = [c.strip().split("=", 1)[0] for c in headers.get("Cookie", "").split(";") if "=" in c]
+    params = [p.split("=", 1)[0] for p in query.split("&") if p]
+    if path.endswith(".m3u8"):
+        return "pl" in cookies
+    if path.endswith(".ts"):
+        return "seg" in params
+    if path.endswith(".key"):
+        return bool(headers.get("X-Key-Token"))
+    return "all" in cookies
 
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Origin)

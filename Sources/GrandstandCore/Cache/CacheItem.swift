@@ -59,7 +59,8 @@ public struct CacheItem: Sendable, Equatable {
     public var source: CacheItemSource
     public var category: String
     public private(set) var state: CacheItemState
-    /// Why it failed; nil unless `state == .failed` (or a retry is pending after one).
+    /// Why it failed (`failed`), waits (`idle`) or has no metadata (`metadata-not-received` for an
+    /// unknown content id); nil otherwise.
     public var error: CacheErrorCode?
     public var errorDetail: String?
     public var files: [CacheFile] = []
@@ -75,10 +76,30 @@ public struct CacheItem: Sendable, Equatable {
     public var createdNanoseconds: Int64
     public var lastAccessNanoseconds: Int64
     public var consumption: [ConsumptionRecord] = []
-    /// The per-item token hook (POST /api/v1/items `headers`, `query`): kept in the journal so a
-    /// download resumed after a restart still sends them; never shown on the management API.
-    public var originHeaders: [String: String] = [:]
-    public var originQuery: String?
+    /// The per-item token hook (POST /api/v1/items `headers`, `cookies`, `query`, `perType`): kept
+    /// in the journal so a download resumed after a restart still sends it; never shown on the APIs.
+    public var originToken = OriginTokenHook()
+    /// From the origin's metadata (`title`, `type`; else the type the metadata implies: `hls`,
+    /// `video`, `audio`, `file`), for lists, filters and fans.
+    public var title: String?
+    public var type: String?
+    /// The stored path of its thumbnail (`thumbnail/NAME`), named by the metadata.
+    public var thumbnail: String?
+    /// When a fan was first served one of its media files (not its thumbnail or metadata).
+    public var firstServedNanoseconds: Int64?
+
+    /// Viewed: a consumption record was reported, or a fan was served its media.
+    public var viewed: Bool { !consumption.isEmpty || firstServedNanoseconds != nil }
+
+    /// The token for all of the item's requests (the POST's `headers` and `query`).
+    public var originHeaders: [String: String] {
+        get { originToken.all.headers }
+        set { originToken.all.headers = newValue }
+    }
+    public var originQuery: String? {
+        get { originToken.all.query }
+        set { originToken.all.query = newValue }
+    }
 
     public init(id: String, source: CacheItemSource, category: String = "", state: CacheItemState, now: Int64) {
         self.id = id
@@ -89,13 +110,14 @@ public struct CacheItem: Sendable, Equatable {
         lastAccessNanoseconds = now
     }
 
-    /// Moves to `next` when legal; the error code is kept only for `failed`.
+    /// Moves to `next` when legal; an error code (and detail) is kept only for `failed` and `idle`.
     public mutating func move(to next: CacheItemState, error: CacheErrorCode? = nil, detail: String? = nil)
         throws(IllegalCacheTransition) {
         guard state == next || state.canMove(to: next) else { throw IllegalCacheTransition(id: id, from: state, to: next) }
         state = next
-        self.error = next == .failed ? (error ?? .downloadFailed) : nil
-        errorDetail = next == .failed ? detail : nil
+        // A failed item keeps why; an idle one why it waits (it resumes on its own).
+        self.error = next == .failed ? (error ?? .downloadFailed) : next == .idle ? error : nil
+        errorDetail = next == .failed || next == .idle ? detail : nil
     }
 
     /// Sets the state without the machine: only for recovery, which restores or repairs a recorded state.

@@ -48,7 +48,9 @@ public struct CacheItemEvent: Sendable, Equatable {
         if let before, !before.files.isEmpty, after.files.isEmpty, after.state != .deleted {
             kind = removal == .eviction ? .evicted : .deleted
         } else if from == after.state {
-            kind = nil
+            // An unknown content id stays `metadata-not-received`, failed with its code.
+            let unknown = after.state == .metadataNotReceived && after.error != nil && before?.error == nil
+            kind = unknown ? .failed : nil
         } else {
             switch after.state {
             case .discovered: kind = nil

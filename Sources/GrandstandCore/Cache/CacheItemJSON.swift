@@ -12,6 +12,10 @@ extension CacheItem {
         if let originURL { members.append(("originURL", .string(originURL))) }
         if let prepositionSeconds { members.append(("prepositionSeconds", .number(prepositionSeconds))) }
         if let quality { members.append(("quality", quality.json)) }
+        if let title { members.append(("title", .string(title))) }
+        if let type { members.append(("type", .string(type))) }
+        if let thumbnail { members.append(("thumbnail", .string(thumbnail))) }
+        if let firstServedNanoseconds { members.append(("firstServed", .string(String(firstServedNanoseconds)))) }
         members += [
             ("storedBytes", .number(Double(storedBytes))), ("locked", .bool(locked)),
             ("created", .string(String(createdNanoseconds))), ("lastAccess", .string(String(lastAccessNanoseconds))),
@@ -31,10 +35,8 @@ extension CacheItem {
 
     /// The journal's form: `json` plus the per-item token hook (`token`), which the API never shows.
     public var journalJSON: JSONValue {
-        guard !originHeaders.isEmpty || originQuery != nil, case .object(var members) = json else { return json }
-        var token: [(String, JSONValue)] = [("headers", .object(originHeaders.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))]
-        if let originQuery { token.append(("query", .string(originQuery))) }
-        members.append(("token", .object(token)))
+        guard !originToken.isEmpty, case .object(var members) = json else { return json }
+        members.append(("token", originToken.json))
         return .object(members)
     }
 
@@ -54,12 +56,11 @@ extension CacheItem {
         if case .string(let url)? = json["originURL"] { originURL = url }
         if case .number(let seconds)? = json["prepositionSeconds"] { prepositionSeconds = seconds }
         if let choice = json["quality"] { quality = VariantChoice.parse(choice) }
-        if let token = json["token"] {
-            if case .object(let headers)? = token["headers"] {
-                for (name, value) in headers { if case .string(let text) = value { originHeaders[name] = text } }
-            }
-            if case .string(let query)? = token["query"] { originQuery = query }
-        }
+        if let token = json["token"] { originToken = OriginTokenHook(journal: token) }
+        if case .string(let text)? = json["title"] { title = text }
+        if case .string(let text)? = json["type"] { type = text }
+        if case .string(let text)? = json["thumbnail"] { thumbnail = text }
+        firstServedNanoseconds = Self.int64(json["firstServed"])
         if case .array(let list)? = json["files"] {
             for entry in list {
                 guard case .string(let path)? = entry["path"], case .number(let size)? = entry["size"],

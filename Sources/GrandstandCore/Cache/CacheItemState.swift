@@ -43,6 +43,20 @@ public enum CacheErrorCode: String, CaseIterable, Sendable {
     case cancelled
     case downloadFailed = "download-failed"
     case contentIDDoesNotExist = "content-id-does-not-exist"
+    /// Why an `idle` item waits (the policy's block); it resumes on its own once the block lifts.
+    case outsidePermittedHours = "outside-permitted-hours"
+    case dailyLimitReached = "daily-limit-reached"
+    case diskFloorReached = "disk-floor-reached"
+
+    /// The idle reason for a policy block (nil: a concurrency limit only queues).
+    public init?(block: CachePolicy.Block) {
+        switch block {
+        case .outsidePermittedHours: self = .outsidePermittedHours
+        case .dailyLimitReached: self = .dailyLimitReached
+        case .diskFloorReached: self = .diskFloorReached
+        case .concurrencyLimit: return nil
+        }
+    }
 }
 
 /// A state change the machine does not allow (e.g. `deleted` → `queued`).

@@ -23,12 +23,21 @@ extension GatewayConfig {
 
     /// The origin: `metadataURL` + `/ID` answers an item's metadata (docs/cache.md "Origin");
     /// relative media URLs resolve against `mediaBaseURL` (default: the metadata URL). The token
-    /// hook: `headers` go on every origin request and `query` is appended to every origin URL.
+    /// hook: `headers`, `cookies` and `query` go with every origin request, unless `perType` has
+    /// an entry for the request's file type, which replaces them (docs/cache.md "Token hook").
     public struct Origin: Sendable, Equatable {
         public var metadataURL: String
         public var mediaBaseURL: String?
-        public var headers: [String: String] = [:]
-        public var query: String?
+        public var token = OriginTokenHook()
+        /// The token hook's headers and query for every request (`token.all`).
+        public var headers: [String: String] {
+            get { token.all.headers }
+            set { token.all.headers = newValue }
+        }
+        public var query: String? {
+            get { token.all.query }
+            set { token.all.query = newValue }
+        }
         /// Seconds without progress before a request fails with `timeout`.
         public var timeoutSeconds: Double = 15
         /// Attempts per request for 5xx and network errors (backoff 0.5 s, doubling, at most 30 s).
@@ -109,9 +118,9 @@ extension GatewayConfig {
 
     private static func decodeOrigin(_ cache: JSONObjectView, _ reader: inout JSONReader) -> Origin? {
         guard let object = reader.object(cache["origin"], at: cache.path("origin"),
-                                         known: ["metadataURL", "mediaBaseURL", "headers", "query", "timeoutSeconds", "attempts", "caFile",
-                                                 "pinnedPublicKey", "proxy", "maxRedirects", "connectTimeoutSeconds",
-                                                 "totalTimeoutSeconds"]) else { return nil }
+                                         known: OriginTokenHook.members.union(["metadataURL", "mediaBaseURL", "timeoutSeconds", "attempts",
+                                                 "caFile", "pinnedPublicKey", "proxy", "maxRedirects", "connectTimeoutSeconds",
+                                                 "totalTimeoutSeconds"])) else { return nil }
         guard let url = reader.string(object["metadataURL"], at: object.path("metadataURL"), required: true) else { return nil }
         guard isHTTPURL(url) else {
             reader.report(object.path("metadataURL"), "\"\(url)\" is not an http:// or https:// URL")
@@ -124,16 +133,7 @@ extension GatewayConfig {
             }
         }
         decodeTransport(object, &origin, &reader)
-        if let headers = object["headers"] {
-            if case .object(let members) = headers {
-                for (name, value) in members {
-                    if let text = reader.string(value, at: object.path("headers").appending(name), nonEmpty: false) { origin.headers[name] = text }
-                }
-            } else {
-                reader.report(object.path("headers"), "expected an object of header names to values, got \(headers.typeName)")
-            }
-        }
-        origin.query = reader.string(object["query"], at: object.path("query"))
+        origin.token = OriginTokenHook.decode(object, &reader)
         if case .number(let seconds)? = object["timeoutSeconds"] {
             if (0.1...600).contains(seconds) { origin.timeoutSeconds = seconds } else {
                 reader.report(object.path("timeoutSeconds"), "\(seconds) is out of range 0.1...600 seconds")

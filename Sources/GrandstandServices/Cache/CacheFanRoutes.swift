@@ -15,23 +15,26 @@ public struct CacheFanRoutes: Sendable {
     let fans: GatewayConfig.FanRequests?
     let limiter: FanRequestBuckets?
 
-    /// `/items.json`: the items a fan can fetch (every file stored), newest first:
-    /// `{"items":[{id, source, category, state, bytes, files:[{path, size, url}], play}]}` with `play` the
-    /// first playlist or else the first file. Origin URLs, headers and tokens stay with the operator.
+    /// `/items.json`: the items a fan can fetch (files stored, not failed), newest first:
+    /// `{"items":[{id, source, category, state, title, type, thumbnail, bytes, files:[{path, size, url}], play, share}]}`
+    /// (CacheItemLinks). Origin URLs, headers and tokens stay with the operator.
     func list() -> HTTPResponse {
-        let items = cache.items().filter { !$0.files.isEmpty }.sorted { ($0.createdNanoseconds, $0.id) > ($1.createdNanoseconds, $1.id) }
+        let items = cache.items().filter { !$0.files.isEmpty && $0.state != .failed }
+            .sorted { ($0.createdNanoseconds, $0.id) > ($1.createdNanoseconds, $1.id) }
         return FanListing.response(.object([("items", .array(items.map(Self.listing)))]))
     }
 
     /// One item as fans see it (no origin URLs, headers or tokens).
     static func listing(_ item: CacheItem) -> JSONValue {
+        let links = CacheItemLinks(item)
         let files: [JSONValue] = item.files.map { file in
-            .object([("path", .string(file.path)), ("size", .number(Double(file.size))), ("url", .string("/items/\(item.id)/\(file.path)"))])
+            .object([("path", .string(file.path)), ("size", .number(Double(file.size))), ("url", .string(links.url(file.path)))])
         }
-        let play = item.files.first { $0.path.hasSuffix(".m3u8") } ?? item.files.first
+        let optional: (String?) -> JSONValue = { $0.map(JSONValue.string) ?? .null }
         return .object([("id", .string(item.id)), ("source", .string(item.source.description)), ("category", .string(item.category)),
-                        ("state", .string(item.state.rawValue)), ("bytes", .number(Double(item.storedBytes))), ("files", .array(files)),
-                        ("play", play.map { .string("/items/\(item.id)/\($0.path)") } ?? .null)])
+                        ("state", .string(item.state.rawValue)), ("title", optional(item.title)), ("type", optional(item.type)),
+                        ("thumbnail", optional(links.thumbnail)), ("bytes", .number(Double(item.storedBytes))), ("files", .array(files)),
+                        ("play", optional(links.play)), ("share", .string(links.share))])
     }
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -40,6 +43,7 @@ public struct CacheFanRoutes: Sendable {
         let id = String(rest[..<slash]), path = String(rest[rest.index(after: slash)...])
         guard !id.isEmpty, !path.isEmpty, !path.split(separator: "/").contains(".."),
               let (item, file, localPath) = cache.file(id, path: path) else { return .text(404, "not cached") }
+        if CacheItemLinks.isMedia(path) { cache.served(id) }
         let type = file.contentType ?? MediaType.forPath(path)
         // Playlists are small and rewritten; every other file is sent from disk in ranges.
         if path.hasSuffix(".m3u8"), let master = item.originURL, let bytes = Self.readFile(localPath), bytes.count == file.size,

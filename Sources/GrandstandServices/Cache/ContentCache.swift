@@ -26,6 +26,8 @@ public final class ContentCache: ReceivedFileSink, Sendable {
         /// item still waiting for its metadata follows the behavior.
         var requested: Set<String> = []
         var progress = CacheProgressThrottle()
+        /// When an item whose content id was unknown asks for its metadata again (monotonic ns).
+        var metadataRetry: [String: Int64] = [:]
         /// Item events of the change under way, sent once the lock is released (`changing`).
         var pending: [CacheItemEvent] = []
 
@@ -114,10 +116,18 @@ public final class ContentCache: ReceivedFileSink, Sendable {
     func file(_ id: String, path: String) -> (CacheItem, CacheFile, String)? {
         let now = now()
         return state.withLock { state in
-            guard let item = state.store.items[id], item.state != .deleted, let file = item.file(path) else { return nil }
+            // A failed item's files stay on disk (a retry resumes them) but are never served.
+            guard let item = state.store.items[id], item.state != .deleted, item.state != .failed, let file = item.file(path) else { return nil }
             state.accessed[id] = now
             return (item, file, state.store.objectPath(file.sha256))
         }
+    }
+
+    /// A fan was served the item's media: recorded once, so `viewed` survives a restart.
+    func served(_ id: String) {
+        guard state.withLock({ $0.store.items[id]?.firstServedNanoseconds == nil }) else { return }
+        let now = now()
+        _ = try? update(id) { item in if item.firstServedNanoseconds == nil { item.firstServedNanoseconds = now } }
     }
 
     // MARK: ReceivedFileSink

@@ -14,6 +14,8 @@ import Glibc
 struct FileDownload {
     let fetch: OriginFetch
     let url: String
+    /// The token hook's file type (nil: the URL's extension; `key` for HLS keys).
+    var type: String? = nil
     let partialPath: String
     let maxBytes: Int
     /// True when the download must stop now (pause, delete, shutdown); ends the transfer within 0.1 s.
@@ -37,7 +39,7 @@ struct FileDownload {
         let fd = open(partialPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw local("open", errno) }
         defer { close(fd) }
-        var request = fetch.request(url)
+        var request = fetch.request(url, type: type)
         if have > 0 {
             request.resumeFrom = have
             request.ifRange = readValidator()

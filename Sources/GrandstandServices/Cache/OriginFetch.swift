@@ -45,19 +45,21 @@ struct OriginFailure: Error, CustomStringConvertible {
 /// retries with capped doubling backoff on the cache's clock.
 struct OriginFetch: Sendable {
     let origin: GatewayConfig.Origin
-    /// Per-item additions (POST /api/v1/items `headers`, `query`).
-    var itemHeaders: [String: String] = [:]
-    var itemQuery: String?
+    /// The item's token hook (POST /api/v1/items `headers`, `cookies`, `query`, `perType`).
+    var item = OriginTokenHook()
     /// Where the retry backoff waits (the cache's clock).
     var clock: any Clock = SystemClock()
     var backoff = Backoff()
 
-    var headers: [(String, String)] {
-        (origin.headers.merging(itemHeaders) { $1 }).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    /// What a request of file `type` carries: the origin's token for that type (or for all),
+    /// with the item's for that type (or for all) over it.
+    func token(for type: String) -> OriginToken {
+        origin.token.token(for: type).layered(under: item.token(for: type))
     }
 
-    func url(_ url: String) -> String {
-        OriginURL.appending(query: itemQuery, to: OriginURL.appending(query: origin.query, to: url))
+    /// `url` with the query hook of a request of `type`.
+    func url(_ url: String, type: String) -> String {
+        OriginURL.appending(query: token(for: type).query, to: url)
     }
 
     /// The origin's transport settings as the adapter takes them.
@@ -76,14 +78,18 @@ struct OriginFetch: Sendable {
         return CurlClient(options)
     }
 
-    /// The request for `url` (query hook applied) with the header hook.
-    func request(_ url: String) -> CurlRequest { CurlRequest(url: self.url(url), headers: headers) }
+    /// The request for `url` with the token hook of its file `type` (default: its extension):
+    /// query appended, headers and cookies set.
+    func request(_ url: String, type: String? = nil) -> CurlRequest {
+        let token = token(for: type ?? OriginTokenHook.fileType(of: url))
+        return CurlRequest(url: OriginURL.appending(query: token.query, to: url), headers: token.requestHeaders)
+    }
 
     /// A small whole response (metadata, playlists); `notFound` is the code a 404 means.
-    func get(_ url: String, notFound: CacheErrorCode, stop: StopSignal) throws(OriginFailure) -> [UInt8] {
+    func get(_ url: String, type: String? = nil, notFound: CacheErrorCode, stop: StopSignal) throws(OriginFailure) -> [UInt8] {
         try retrying(stop: stop) { () throws(OriginFailure) -> [UInt8] in
             let response: CurlResponse
-            do throws(CurlError) { response = try client.perform(request(url), stop: stop) } catch {
+            do throws(CurlError) { response = try client.perform(request(url, type: type), stop: stop) } catch {
                 throw OriginFailure.transport(error)
             }
             try Self.check(response.status, url: url, notFound: notFound)

@@ -1,7 +1,8 @@
 import GrandstandCore
 
 /// The origin's answer for one content id (docs/cache.md "Origin"):
-/// `{"id":…, "category":…, "files":[{"url","path"?,"size"?,"sha256"?,"contentType"?}], "hls":"…/master.m3u8"}`.
+/// `{"id":…, "category":…, "title"?, "type"?, "thumbnail"?, "files":[{"url","path"?,"size"?,"sha256"?,"contentType"?}],
+/// "hls":"…/master.m3u8"}`.
 /// Relative URLs (files and hls) resolve against `cache.origin.mediaBaseURL`, else the metadata URL.
 struct OriginMetadata {
     struct File {
@@ -15,6 +16,9 @@ struct OriginMetadata {
     static let fileName = "metadata.json"
     var url: String
     var category: String?
+    /// `title` and `type` as the origin gives them (trimmed, at most 200 and 32 characters).
+    var title: String?
+    var type: String?
     var files: [File] = []
     var hls: String?
     /// `thumbnail`: an image URL, stored as `thumbnail/NAME` (ThumbnailOnly fetches only this).
@@ -25,6 +29,18 @@ struct OriginMetadata {
         return files.reduce(0) { $0 + ($1.size ?? 0) }
     }
 
+    /// The item's type: the metadata's `type`, else `hls` for an HLS item, `video` or `audio` when
+    /// its files are (by content type or extension), else `file`.
+    var itemType: String {
+        if let type { return type }
+        if hls != nil { return "hls" }
+        let kinds = files.map { file -> String in
+            let media = file.contentType ?? MediaType.forPath(file.path)
+            return media.hasPrefix("video/") ? "video" : media.hasPrefix("audio/") ? "audio" : "file"
+        }
+        return kinds.contains("video") ? "video" : kinds.contains("audio") ? "audio" : "file"
+    }
+
     struct Invalid: Error, CustomStringConvertible { let description: String }
 
     static func parse(_ bytes: [UInt8], url: String) throws -> OriginMetadata {
@@ -32,6 +48,11 @@ struct OriginMetadata {
         var metadata = OriginMetadata(url: url)
         if case .string(let category)? = document["category"] { metadata.category = category }
         if case .string(let hls)? = document["hls"] { metadata.hls = hls }
+        if case .string(let title)? = document["title"], !title.isEmpty { metadata.title = String(title.prefix(200)) }
+        if case .string(let type)? = document["type"] {
+            let trimmed = type.lowercased().filter { $0.isLetter || $0.isNumber || $0 == "-" }
+            if !trimmed.isEmpty { metadata.type = String(trimmed.prefix(32)) }
+        }
         if case .string(let thumbnail)? = document["thumbnail"] {
             let name = thumbnail.split(separator: "?").first?.split(separator: "/").last.map(String.init) ?? ""
             metadata.thumbnail = File(url: thumbnail, path: "thumbnail/" + (name.isEmpty || name == ".." ? "image" : name))

@@ -35,24 +35,36 @@ extension ContentCache {
         var category: String?
         var prepositionSeconds: Double?
         var quality: VariantChoice?
-        var headers: [String: String] = [:]
-        var query: String?
+        /// The item's token hook (`headers`, `cookies`, `query`, `perType`).
+        var token = OriginTokenHook()
         /// Download once discovered even when `itemDownloadBehavior` is None or ThumbnailOnly.
         var download = false
+
+        init(id: String, category: String? = nil, prepositionSeconds: Double? = nil, quality: VariantChoice? = nil,
+             headers: [String: String] = [:], query: String? = nil, token: OriginTokenHook = OriginTokenHook(), download: Bool = false) {
+            self.id = id
+            self.category = category
+            self.prepositionSeconds = prepositionSeconds
+            self.quality = quality
+            self.token = token
+            self.token.all.headers.merge(headers) { $1 }
+            if let query { self.token.all.query = query }
+            self.download = download
+        }
     }
 
     /// Adds (or re-adds a deleted or failed) item by content id; it waits for its metadata.
     func add(_ request: AddRequest) throws -> CacheItem {
         guard let origin = configuration.origin else { throw CacheRefusal(reason: "no cache.origin is configured") }
         var fetch = OriginFetch(origin: origin)
-        fetch.itemHeaders = request.headers
-        fetch.itemQuery = request.query
+        fetch.item = request.token
         var item = CacheItem(id: request.id, source: .origin, category: request.category ?? "", state: .metadataNotReceived, now: now())
         item.prepositionSeconds = request.prepositionSeconds
         item.quality = request.quality
-        item.originHeaders = request.headers
-        item.originQuery = request.query
-        if let existing = self.item(request.id), existing.state != .deleted, existing.state != .failed {
+        item.originToken = request.token
+        // An unknown content id waits `metadata-not-received` with its error: asking again replaces it (asks now).
+        if let existing = self.item(request.id), existing.state != .deleted, existing.state != .failed,
+           !(existing.state == .metadataNotReceived && existing.error != nil) {
             // Asked to download: an item waiting discovered (None, ThumbnailOnly) starts now.
             guard request.download else { return existing }
             if existing.state == .discovered { return try resume(request.id) ?? existing }
@@ -62,6 +74,7 @@ extension ContentCache {
         if self.item(request.id) != nil { try deleteFiles(request.id, tombstone: true) }
         withState { state in   // before the item exists: the scheduler may start it at once
             state.tokens[request.id] = fetch
+            state.metadataRetry[request.id] = nil
             if request.download { state.requested.insert(request.id) } else { state.requested.remove(request.id) }
         }
         try insert(item)
@@ -71,45 +84,6 @@ extension ContentCache {
 
     func lockedTokens<T: Sendable>(_ body: (inout [String: OriginFetch]) -> T) -> T { withState { body(&$0.tokens) } }
 
-    /// Starts waiting items while the policy allows; parks them `idle` while it does not.
-    func schedule() {
-        let blocks = policy.blocks(usage(), nowSeconds: now() / 1_000_000_000).filter { $0 != .concurrencyLimit }
-        // Without an origin only items by URL download.
-        let waiting = items().filter { [.metadataNotReceived, .queued, .idle].contains($0.state) && (configuration.origin != nil || $0.source == .url) }
-            .sorted { ($0.createdNanoseconds, $0.id) < ($1.createdNanoseconds, $1.id) }
-        for item in waiting {
-            let running = withState { $0.downloads.count }
-            let limit = policy.maxConcurrentDownloads ?? .max
-            if item.state == .metadataNotReceived || (blocks.isEmpty && running < limit) {
-                guard running < limit else { return }
-                launch(item.id)
-            } else if item.state == .queued, !blocks.isEmpty {
-                _ = try? update(item.id) { try $0.move(to: .idle) }
-            }
-        }
-    }
-
-    private func launch(_ id: String) {
-        let control = DownloadControl()
-        let claimed = withState { state -> Bool in
-            guard state.downloads[id] == nil else { return false }
-            state.downloads[id] = control
-            return true
-        }
-        guard claimed else { return }
-        do {
-            try downloadThreads.start { [self] _ in
-                run(id, control)
-                withState { $0.downloads[id] = nil }
-                control.finished.raise()
-            }
-        } catch {
-            // No thread (out of threads, or stopping): the item stays queued for the next round.
-            withState { $0.downloads[id] = nil }
-            control.finished.raise()
-        }
-    }
-
     // MARK: Actions
 
     func pause(_ id: String) throws -> CacheItem? {
@@ -118,6 +92,12 @@ extension ContentCache {
     }
 
     func resume(_ id: String) throws -> CacheItem? {
+        if let waiting = item(id), waiting.state == .metadataNotReceived {
+            // An unknown content id (or one not asked yet): ask for its metadata now.
+            withState { $0.metadataRetry[id] = 0 }
+            schedule()
+            return item(id) ?? waiting
+        }
         let item = try update(id) { try $0.move(to: .queued) }
         schedule()
         return item
@@ -146,15 +126,14 @@ extension ContentCache {
 
     // MARK: The download
 
-    private func run(_ id: String, _ control: DownloadControl) {
+    /// One item's download, on its thread: metadata (or an item by URL's own file), then its
+    /// files or HLS VOD (the scheduler launches it).
+    func run(_ id: String, _ control: DownloadControl) {
         let direct = item(id).flatMap { $0.source == .url ? $0.originURL : nil }   // an item by URL (URLItems.swift)
         guard let origin = direct != nil ? urlOrigin : configuration.origin else { return }
         // The tokens given with the POST, or after a restart the ones the journal kept with the item.
         var fetch = OriginFetch(origin: origin)
-        if let given = lockedTokens({ $0[id] }) { fetch = given } else if let item = item(id) {
-            fetch.itemHeaders = item.originHeaders
-            fetch.itemQuery = item.originQuery
-        }
+        if let given = lockedTokens({ $0[id] }) { fetch = given } else if let item = item(id) { fetch.item = item.originToken }
         fetch.clock = clock
         let stop = control.signal
         // A newly discovered item follows itemDownloadBehavior unless asked to download; one
@@ -172,6 +151,9 @@ extension ContentCache {
                 if item.category.isEmpty, let category = metadata.category { item.category = category }
                 item.expectedBytes = metadata.totalBytes
                 item.originURL = master ?? direct
+                item.title = metadata.title
+                item.type = metadata.itemType
+                item.thumbnail = metadata.thumbnail?.path
             }
             let blocks = policy.blocks(usage(), nowSeconds: now() / 1_000_000_000).filter { $0 != .concurrencyLimit }
             guard behavior == .fullAuto else {
@@ -182,7 +164,8 @@ extension ContentCache {
                 return
             }
             guard blocks.isEmpty else {
-                try update(id) { try $0.move(to: .idle) }
+                try update(id) { try $0.move(to: .idle, error: blocks.lazy.compactMap(CacheErrorCode.init(block:)).first,
+                                                detail: Self.idleDetail(blocks)) }
                 return
             }
             try update(id) { try $0.move(to: .downloading) }
@@ -199,8 +182,18 @@ extension ContentCache {
             try update(id) { try $0.move(to: complete ? .cached : .partiallyCached) }
         } catch let failure as OriginFailure {
             guard !stop.isRaised else { return settle(id, control) }
+            if failure.code == .contentIDDoesNotExist {
+                let due = clock.monotonicNanoseconds() + Self.metadataRetrySeconds * 1_000_000_000
+                withState { $0.metadataRetry[id] = due }
+            }
             _ = try? update(id) { item in
                 if item.state == .paused || item.state == .deleted { return }
+                if item.state == .metadataNotReceived, failure.code == .contentIDDoesNotExist {
+                    // The SDK's unknown content id: no metadata yet, with the reason; asked again later.
+                    item.error = failure.code
+                    item.errorDetail = failure.detail
+                    return
+                }
                 try item.move(to: .failed, error: failure.code, detail: failure.detail)
             }
         } catch {
@@ -225,7 +218,7 @@ extension ContentCache {
            let metadata = try? OriginMetadata.parse(bytes, url: url) {
             return metadata
         }
-        let bytes = try fetch.get(url, notFound: .contentIDDoesNotExist, stop: stop)
+        let bytes = try fetch.get(url, type: "metadata", notFound: .contentIDDoesNotExist, stop: stop)
         let metadata: OriginMetadata
         do {
             metadata = try OriginMetadata.parse(bytes, url: url)
@@ -295,16 +288,17 @@ extension ContentCache {
         let path = OriginURL.localPath(url, root: master)
         if file(id, path: path) != nil { return }
         let type: String? = path.hasSuffix(".ts") ? "video/mp2t" : path.hasSuffix(".vtt") ? "text/vtt" : nil
-        try fetchFile(id, url: url, path: path, size: nil, sha256: nil, contentType: type, fetch: fetch, stop: stop)
+        try fetchFile(id, url: url, path: path, size: nil, sha256: nil, contentType: type, tokenType: reference.role == .key ? "key" : nil,
+                      fetch: fetch, stop: stop)
     }
 
     private func fetchFile(_ id: String, url: String, path: String, size: Int?, sha256: String?, contentType: String?,
-                           fetch: OriginFetch, stop: StopSignal) throws {
+                           tokenType: String? = nil, fetch: OriginFetch, stop: StopSignal) throws {
         if let size, let refusal = policy.refusal(fileBytes: size) {
             throw OriginFailure(code: .downloadFailed, detail: "\(path): \(refusal)", retryable: false)
         }
         let partial = partialPath(id, path)
-        let download = FileDownload(fetch: fetch, url: url, partialPath: partial, maxBytes: min(policy.maxFileBytes, policy.sizeBytes),
+        let download = FileDownload(fetch: fetch, url: url, type: tokenType, partialPath: partial, maxBytes: min(policy.maxFileBytes, policy.sizeBytes),
                                     stop: stop, received: { [self] count, bytes, total in
                                         received(count, id: id, path: path, fileBytes: bytes, fileSize: total ?? size)
                                     })

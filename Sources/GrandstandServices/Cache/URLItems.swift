@@ -10,14 +10,14 @@ extension ContentCache {
     struct URLAddRequest {
         var url: String
         var category: String?
-        var headers: [String: String] = [:]
-        var query: String?
+        /// The item's token hook (`headers`, `cookies`, `query`, `perType`), as for items by id.
+        var token = OriginTokenHook()
         /// Download once discovered even when `itemDownloadBehavior` is None or ThumbnailOnly.
         var download = false
     }
 
     /// The transport settings of URL items: the configured origin's timeouts, attempts, proxy
-    /// and redirect limit, without its CA file, pin, headers or query (they belong to its host).
+    /// and redirect limit, without its CA file, pin or token hook (they belong to its host).
     var urlOrigin: GatewayConfig.Origin {
         var origin = GatewayConfig.Origin(metadataURL: "")
         if let configured = configuration.origin {
@@ -44,12 +44,10 @@ extension ContentCache {
         }
         if self.item(id) != nil { try deleteFiles(id, tombstone: true) }
         var fetch = OriginFetch(origin: urlOrigin)
-        fetch.itemHeaders = request.headers
-        fetch.itemQuery = request.query
+        fetch.item = request.token
         var item = CacheItem(id: id, source: .url, category: request.category ?? "", state: .metadataNotReceived, now: now())
         item.originURL = request.url
-        item.originHeaders = request.headers
-        item.originQuery = request.query
+        item.originToken = request.token
         withState { state in   // before the item exists: the scheduler may start it at once
             state.tokens[id] = fetch
             if request.download { state.requested.insert(id) } else { state.requested.remove(id) }
@@ -76,23 +74,17 @@ extension OriginMetadata {
 }
 
 extension CacheRoutes {
-    /// `POST /api/v1/items {"url", "category"?, "headers"?, "query"?, "download"?}`: 202 with the item.
+    /// `POST /api/v1/items {"url", "category"?, "headers"?, "cookies"?, "query"?, "perType"?, "download"?}`: 202 with the item.
     func addURL(_ url: String, _ document: JSONValue) -> HTTPResponse {
         if let problem = CacheItem.urlProblem(url) { return .text(400, "$.url: \(problem)") }
         var add = ContentCache.URLAddRequest(url: url)
         if case .string(let category)? = document["category"] { add.category = category }
-        if case .object(let headers)? = document["headers"] {
-            for (name, value) in headers {
-                guard case .string(let text) = value, !name.contains(":"), !(name + text).contains("\r"), !(name + text).contains("\n") else {
-                    return .text(400, "$.headers.\(name): expected a string without line breaks")
-                }
-                add.headers[name] = text
-            }
-        }
-        if case .string(let query)? = document["query"] { add.query = query }
+        var reader = JSONReader()
+        add.token = OriginTokenHook.decode(document: document, &reader)
+        if let issue = reader.issues.first { return .text(400, issue.description) }
         if case .bool(let download)? = document["download"] { add.download = download }
         do {
-            return .json(try cache.add(url: add).json.encoded + "\n", status: 202)
+            return .json(CacheItemView.api(try cache.add(url: add)).encoded + "\n", status: 202)
         } catch {
             return .text(409, "\(error)")
         }

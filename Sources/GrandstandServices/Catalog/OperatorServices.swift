@@ -91,6 +91,7 @@ public final class OperatorServices: LiveInserts {
         ] + (cache.map { cache in [HTTPRoute("GET", "/items.json") { _ in cache.list() },
                                    HTTPRoute("POST", "/items") { cache.request($0) },
                                    HTTPRoute("GET", "/items/events") { cache.events($0) },
+                                   HTTPRoute("GET", "/items/{id}") { cache.share($0.parameters["id"] ?? "") },
                                    HTTPRoute("GET", "/items/{id}/*") { cache.handle($0) }] } ?? [])
     }
 
