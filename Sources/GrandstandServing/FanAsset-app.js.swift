@@ -189,8 +189,9 @@ async function library() {
   document.getElementById('record-links').replaceChildren(...links);
   document.getElementById('recordings-status').textContent = links.length ? '' : records || timelines ? 'Nothing recorded yet.' : 'No recordings on this gateway.';
   const list = document.getElementById('items');
-  // File channels' files are listed by their channel (downloads() above); the rest here.
-  list.replaceChildren(...(items || []).filter(i => !i.source.startsWith('file-channel')).map(i => el('li', null, el('a', { href: i.play, download: i.play.endsWith('.m3u8') ? null : '', text: i.id }),
+  // File channels' files are listed by their channel (downloads() above); the rest here, once
+  // they have something to play (`play` is null while only their metadata is stored).
+  list.replaceChildren(...(items || []).filter(i => !i.source.startsWith('file-channel') && i.play).map(i => el('li', null, el('a', { href: i.play, download: i.play.endsWith('.m3u8') ? null : '', text: i.title || i.id }),
     el('div', { class: 'meta', text: [i.category, i.files.length + ' file' + (i.files.length === 1 ? '' : 's'), size(i.bytes), i.state === 'downloaded' ? null : i.state].filter(Boolean).join(' · ') }))));
   if (list.children.length) document.getElementById('downloads').hidden = false;
   if (!still) setTimeout(library, 30000);
