@@ -40,13 +40,13 @@ public enum MP4HLS {
         // The cut points: (video index, time) in decode order.
         var cuts: [(index: Int, time: Int64)] = []
         let timing = movie.video ?? movie.audio
-        guard let timing else { return [] }
+        guard let timing, let firstSample = timing.samples.first else { return [] }
         for (index, sample) in timing.samples.enumerated() where sample.sync {
             let time = clock.pts(sample, timing)
             if let last = cuts.last, time - last.time < target { continue }
             cuts.append((cuts.isEmpty ? 0 : index, time))
         }
-        if cuts.isEmpty { cuts = [(0, clock.pts(timing.samples[0], timing))] }
+        if cuts.isEmpty { cuts = [(0, clock.pts(firstSample, timing))] }
         let audio = movie.video == nil ? nil : movie.audio
         let audioTimes = audio.map { track in track.samples.map { clock.pts($0, track) } } ?? []
         // Durations run from the first keyframe's presentation (audio before it, such as AAC
