@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2034,SC2154 # sourced by tools/image/build.sh: it sets board_dir, reads ROOT_PARTUUID
 # The qemu-virt image's layout, sourced by tools/image/build.sh (the functions and variables it
 # offers: tools/image/README.md). A/B for RAUC (docs/updates.md, docs/flashing.md), GPT:
-#   1 esp       FAT32 EFI system partition (64 MiB: the smallest size FAT32 allows with 512-byte clusters): GRUB (EFI/BOOT/BOOTAA64.EFI), grub.cfg, grubenv
+#   1 esp       FAT32 EFI system partition (64 MiB: the smallest size FAT32 allows with 512-byte clusters): GRUB (EFI/BOOT/BOOTAA64.EFI), grub.cfg, grubenv, grubenv.bak
 #   2 rootfs.0  slot A, the root filesystem (its own /vmlinuz and /initrd.img)
 #   3 rootfs.1  slot B, empty until the first update (ROOT_SLOT_MIB)
 #   4 data      ext4 mounted on /var/lib/grandstand, kept across updates; grown at first boot
@@ -22,7 +22,9 @@ layout_ids() {
 }
 
 layout_fstab() {
-    echo "PARTLABEL=esp /boot/efi vfat defaults,noatime,umask=0077 0 2"
+    # sync: RAUC rewrites grubenv here (grub-editenv) at an install's start and end and at
+    # mark-good; a power cut must find it on disk, not in the page cache (docs/updates.md).
+    echo "PARTLABEL=esp /boot/efi vfat defaults,noatime,umask=0077,sync 0 2"
     echo "PARTLABEL=data /var/lib/grandstand ext4 defaults,noatime 0 2"
 }
 
@@ -74,6 +76,8 @@ make_esp() {
     sed -e "s|@CMDLINE@|$(board_cmdline)|" -e "s/@A_PARTUUID@/$ROOT_PARTUUID/" -e "s/@B_PARTUUID@/$B_PARTUUID/" \
         "$board_dir/grub.cfg" > "$stage/EFI/BOOT/grub.cfg"
     grubenv ORDER="A B" A_OK=1 A_TRY=0 B_OK=0 B_TRY=0 > "$stage/EFI/BOOT/grubenv"
+    # GRUB's own copy of the last readable state (grub.cfg): only GRUB writes it, in place.
+    cp "$stage/EFI/BOOT/grubenv" "$stage/EFI/BOOT/grubenv.bak"
     find "$stage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
     truncate -s "${ESP_MIB}M" "$img"
     mkfs.vfat -F 32 -n GS-ESP --invariant -i "$ESP_VOLID" "$img" >/dev/null 2>&1 ||

@@ -121,6 +121,8 @@ def test_rootfs(board_image, run_dir, name, extra=None):
         target = staging / path.lstrip("/")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
+        if text.startswith("#!"):
+            target.chmod(0o755)   # a script replacing a program (the crash bundle's grandstand)
     _debugfs(rootfs, _guest_commands(staging))
     shutil.rmtree(staging)
     return rootfs

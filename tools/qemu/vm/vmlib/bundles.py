@@ -7,6 +7,8 @@ Every bundle carries the image's own root filesystem plus the harness's guest fi
   good      version VERSION+vmtest.1, health "running": marked good after 20 s
   broken    version VERSION+vmtest.broken, health "up" (the VM has no channels: never up),
             rollback after 60 s: the release that fails health
+  crash     version VERSION+vmtest.crash, /usr/bin/grandstand a script that exits 1 at once:
+            the daemon never starts, so only systemd's OnFailure= rolls it back
   tampered  good with one payload byte changed
   foreign   good re-signed by another CA (tools/update/keys.sh other foreign)
 """
@@ -23,6 +25,7 @@ from . import board_image, image
 REPO = image.REPO_DIR
 GOOD_UPDATE = {"markGoodAfterSeconds": 20, "rollbackAfterSeconds": 240, "health": "running"}
 BROKEN_UPDATE = {"markGoodAfterSeconds": 10, "rollbackAfterSeconds": 60, "health": "up"}
+CRASHING_BINARY = "#!/bin/sh\necho 'grandstand (vmtest crash bundle): exiting at start' >&2\nexit 1\n"
 
 
 def _config(update):
@@ -59,10 +62,11 @@ class Bundles:
             raise RuntimeError(f"test bundles: {self.error}")
         return self.paths
 
-    def _bundle(self, name, version, update):
+    def _bundle(self, name, version, update, extra=None):
         import time
         started = time.monotonic()
-        rootfs = board_image.test_rootfs(self.shipped, self.dir, name, {"/etc/grandstand/config.json": _config(update)})
+        files = {"/etc/grandstand/config.json": _config(update), **(extra or {})}
+        rootfs = board_image.test_rootfs(self.shipped, self.dir, name, files)
         out = self.dir / f"{name}.raucb"
         # One compressor thread at the lowest priority: the VM's timing checks run meanwhile.
         subprocess.run(["nice", "-n", "19", str(REPO / "tools/update/bundle.sh"), "--version", version, "qemu-virt",
@@ -91,6 +95,8 @@ class Bundles:
                             "--signing-keyring", str(foreign / "ca.cert.pem"), str(good), str(self.paths["foreign"])],
                            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             self.paths["broken"] = self._bundle("broken", f"{self.version}+vmtest.broken", BROKEN_UPDATE)
+            self.paths["crash"] = self._bundle("crash", f"{self.version}+vmtest.crash", GOOD_UPDATE,
+                                               {"/usr/bin/grandstand": CRASHING_BINARY})
         except subprocess.CalledProcessError as error:
             self.error = f"{error.cmd[0]} failed: {(error.stderr or b'').decode(errors='replace')[-800:]}"
         except Exception as error:  # reported by wait()

@@ -80,7 +80,9 @@ class Machine:
             # owns the kernel command line (board/qemu-virt/grub.cfg).
             # acpi=off: the firmware hands Linux the machine's device tree, as direct kernel boot
             # did (under ACPI the PL061 GPIO lines the LED checks use are not gpiochip0).
-            boot_args = ["-bios", str(self.boot[1])]
+            # i6300esb: a PCI watchdog the image's systemd arms (RuntimeWatchdogSec): a hung
+            # guest resets, which under -no-reboot ends QEMU like a reboot (docs/updates.md).
+            boot_args = ["-bios", str(self.boot[1]), "-device", "i6300esb"]
             machine = "virt,acpi=off"
         else:
             if self.boot is not None:

@@ -5,14 +5,18 @@ reboot ends QEMU (-no-reboot) and the harness powers the same disk on again."""
 import json
 import os
 import re
+import subprocess
 import time
 
+from . import board_image
 from .checks import CheckFailed, IMAGE_ONLY, check, expect, mgmt
 
-UPDATE_CHECKS = ["update-slots", "update-refused", "update-http", "update-rollback", "update-power-cut"]
+UPDATE_CHECKS = ["update-slots", "update-refused", "update-http", "update-rollback", "update-power-cut", "update-crash-loop"]
 IMAGE_ONLY.update(UPDATE_CHECKS)
 ROLLED_BACK_ID = "b03c8db9e25046f7b14f3c92fb6ed23e"
 COMMITTED_ID = "da4f20d574c645068e468f6a4e4bfc7f"
+ROLLING_BACK_ID = "170129e9bde0421abd31b83413d6e7ea"
+GRUBENV_RESTORED_ID = "5b044afcf8d6459f87c17de177074497"
 MARKER = "/var/lib/grandstand/update-check-marker"
 GRUBENV = "/boot/efi/EFI/BOOT/grubenv"
 
@@ -128,7 +132,10 @@ def update_slots(ctx):
     expect(env.get("A_OK") == "1" and env.get("A_TRY") == "0", f"grubenv after mark-good: {env}")
     ctx.run(f"head -c 4096 /dev/urandom | sha256sum > {MARKER}; sync")
     ctx.facts["marker"] = ctx.run(f"cat {MARKER}").output
-    ctx.facts["update-slots"] = f"booted {status.get('bootedSlot')}, grubenv {env}"
+    # systemd keeps the board's hardware watchdog armed (RuntimeWatchdogSec): a hung slot resets.
+    watchdog = ctx.run("cd /sys/class/watchdog/watchdog0 && echo $(cat identity state timeout)", expect_ok=False).output.strip()
+    expect("active" in watchdog.split(), f"the hardware watchdog is not armed: {watchdog!r}")
+    ctx.facts["update-slots"] = f"booted {status.get('bootedSlot')}, grubenv {env}, watchdog {watchdog}"
 
 
 def marker_kept(ctx):
@@ -208,24 +215,100 @@ def update_rollback(ctx):
                                     f"boot answered: {entries[-1].get('MESSAGE')}")
 
 
-# Not in the default run yet (GRANDSTAND_VM_POWER_CUT=1 adds it): its first run booted slot A
-# after the kill and the data partition's fsck unit failed (docs/updates.md, "Open points").
+# Where update-power-cut pulls the power (GRANDSTAND_VM_POWER_CUT_AT, default middle), by the
+# bytes the guest's block layer has written to the target slot (/sys/class/block/vda2/stat) out
+# of the slot image's size: early just after RAUC marked the slot bad and began to copy, middle
+# half way, late with the copy (nearly) done, before RAUC marks the slot active.
+POWER_CUT_AT = {"early": 0.0, "middle": 0.5, "late": 0.97}
+
+
+def journal_any(ctx, message_id, *matches):
+    """Entries with MESSAGE_ID (and the field matches) of any unit and any boot (the journal is
+    persistent): the root helpers journal outside grandstand.service, often on the boot before."""
+    output = ctx.run(f"journalctl -o json --no-pager MESSAGE_ID={message_id} {' '.join(matches)}").output
+    return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+
+
+def sectors_written(ctx, partition):
+    return int(ctx.run(f"cat /sys/class/block/{partition}/stat").output.split()[6])
+
+
+@check("update-power-cut")
 def update_power_cut(ctx):
-    """QEMU killed in the middle of writing slot A: the box boots slot B intact, RAUC reports
-    no half-written slot as bootable, the data is intact."""
+    """QEMU killed while RAUC writes slot A (early, middle or late in the copy): the box boots
+    slot B again, slot A is not bootable, grubenv is readable, the data partition is intact."""
     ctx.bundles.wait()
+    at = os.environ.get("GRANDSTAND_VM_POWER_CUT_AT", "middle")
+    expect(at in POWER_CUT_AT, f"GRANDSTAND_VM_POWER_CUT_AT={at!r}: one of {sorted(POWER_CUT_AT)}")
+    expect(booted(ctx) == "B", f"update-power-cut starts on slot B (after update-http), not {booted(ctx)!r}")
+    ctx.run("head -c 4096 /dev/urandom | sha256sum > /var/lib/grandstand/power-cut-file; sync")
+    written = ctx.run("cat /var/lib/grandstand/power-cut-file").output
+    total = ctx.bundles.shipped.rootfs.stat().st_size
+    before = sectors_written(ctx, "vda2")
     ctx.run(f"grandstand update install --no-wait {ctx.server.url('good')}", timeout=60)
-    wait_for(ctx, "the install half way", lambda s: s["phase"] == "installing" and s["progress"]["percent"] >= 40, 600)
+    started = time.monotonic()
+    deadline, fraction = started + 900, 0.0
+    while time.monotonic() < deadline:
+        fraction = (sectors_written(ctx, "vda2") - before) * 512 / total
+        if fraction > POWER_CUT_AT[at]:
+            break
+        time.sleep(0.5)
+    else:
+        raise CheckFailed(f"slot A's copy did not pass {POWER_CUT_AT[at]:.0%} in 900 s:\n{ctx.unit_log()}")
+    status = update_status(ctx)
     ctx.vm.kill()
+    expect(status["phase"] == "installing", f"the install ended before the power cut ({at}): {status}")
+    cut = time.monotonic() - started
+    data, error = esp_file(ctx.vm.image, "EFI/BOOT/grubenv")
+    on_disk = parse_grubenv(data)
     ctx.vm.restart(boot_timeout=300)
     wait_active(ctx, 180)
-    expect(booted(ctx) == "B", f"booted {booted(ctx)!r} after the power cut, expected B")
+    up = time.monotonic() - started - cut
+    expect(booted(ctx) == "B", f"booted {booted(ctx)!r} after the power cut ({at}: {fraction:.0%} of slot A written; "
+                               f"grubenv on disk after the kill: {on_disk or error})")
     env = grubenv(ctx)
-    expect(env.get("B_OK") == "1" and env.get("A_OK") != "1",
-           f"boot selection after the power cut: {env}")
+    expect(env.get("A_OK") != "1", f"slot A bootable after the power cut: {env}")
     marker_kept(ctx)
-    ctx.facts["update-power-cut"] = f"killed half way, booted B again; grubenv {env}"
+    expect(ctx.run("cat /var/lib/grandstand/power-cut-file", expect_ok=False).output == written,
+           "the file written on the data partition just before the install changed or vanished")
+    # Back in service: the daemon commits slot B again (its boot after the cut was a try).
+    wait_for(ctx, "slot rootfs.1 marked good again", lambda s: slot(s, "rootfs.1").get("bootStatus") == "good", 120)
+    restored = journal_any(ctx, GRUBENV_RESTORED_ID)
+    ctx.facts["update-power-cut"] = (f"{at}: killed {cut:.0f} s into the install at {fraction:.0%} of slot A written "
+                                     f"(RAUC: {status['progress']}); grubenv on disk {on_disk or 'UNREADABLE: ' + error}"
+                                     f"{'; restored from grubenv.bak' if restored else ''}; power-on to service answering "
+                                     f"{up:.0f} s on slot B; after: {env}")
 
 
-if os.environ.get("GRANDSTAND_VM_POWER_CUT") == "1":
-    check("update-power-cut")(update_power_cut)
+@check("update-crash-loop")
+def update_crash_loop(ctx):
+    """A release whose daemon exits at start (the daemon's own rollback never runs): systemd gives
+    up after its start limit, grandstand-service-failed marks the trial slot bad and reboots; the
+    box is back on slot B with the rollback journaled and the data intact."""
+    ctx.bundles.wait()
+    expect(booted(ctx) == "B", f"update-crash-loop starts on slot B, not {booted(ctx)!r}")
+    wait_for(ctx, "slot rootfs.1 good before the install", lambda s: slot(s, "rootfs.1").get("bootStatus") == "good", 120)
+    url = ctx.server.url("crash")
+    ctx.run(f"rm -f {INSTALL_LOG}; nohup sh -c 'grandstand update install --reboot --install-timeout 900 {url} "
+            f"> {INSTALL_LOG} 2>&1; sync' >/dev/null 2>&1 &")
+    expect(ctx.vm.wait_exit(1020), f"the guest did not reboot after the install:\n{ctx.vm.console_tail(30)}")
+    trial = time.monotonic()
+    ctx.vm.restart(boot_timeout=300)
+    expect(booted(ctx) == "A", f"the crashing release did not boot on trial (booted {booted(ctx)!r})")
+    expect(ctx.vm.wait_exit(600), "the trial slot did not reboot by itself within 600 s:\n"
+           + ctx.run("journalctl -b -u grandstand.service -u grandstand-service-failed.service --no-pager | tail -n 30",
+                     expect_ok=False).output)
+    down = time.monotonic() - trial
+    ctx.vm.restart(boot_timeout=300)
+    wait_active(ctx, 180)
+    back = time.monotonic() - trial
+    expect(booted(ctx) == "B", f"booted {booted(ctx)!r} after the crash loop, expected B")
+    rolling = journal_any(ctx, ROLLING_BACK_ID, "GRANDSTAND_REASON=service-failed")
+    expect(rolling, f"no update-rolling-back entry of grandstand-service-failed (MESSAGE_ID={ROLLING_BACK_ID})")
+    rolled = ctx.journal(ROLLED_BACK_ID, wait=30)
+    expect(rolled, f"no update-rolled-back entry (MESSAGE_ID={ROLLED_BACK_ID}):\n{ctx.unit_log()}")
+    env = grubenv(ctx)
+    expect(env.get("A_OK") == "0", f"slot A not marked bad: {env}")
+    marker_kept(ctx)
+    ctx.facts["update-crash-loop"] = (f"trial boot (power-on into A) to the rollback reboot {down:.0f} s, to the daemon "
+                                      f"answering on B {back:.0f} s: {rolling[-1].get('MESSAGE')}")
