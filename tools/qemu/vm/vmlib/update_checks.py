@@ -236,11 +236,16 @@ def sectors_written(ctx, partition):
 @check("update-power-cut")
 def update_power_cut(ctx):
     """QEMU killed while RAUC writes slot A (early, middle or late in the copy): the box boots
-    slot B again, slot A is not bootable, grubenv is readable, the data partition is intact."""
+    slot B again, slot A is not bootable, grubenv is readable, the data partition is intact.
+    GRANDSTAND_VM_POWER_CUT_AT: the points, comma-separated, one cut each (default middle)."""
     ctx.bundles.wait()
-    at = os.environ.get("GRANDSTAND_VM_POWER_CUT_AT", "middle")
-    expect(at in POWER_CUT_AT, f"GRANDSTAND_VM_POWER_CUT_AT={at!r}: one of {sorted(POWER_CUT_AT)}")
-    expect(booted(ctx) == "B", f"update-power-cut starts on slot B (after update-http), not {booted(ctx)!r}")
+    points = os.environ.get("GRANDSTAND_VM_POWER_CUT_AT", "middle").split(",")
+    expect(set(points) <= set(POWER_CUT_AT), f"GRANDSTAND_VM_POWER_CUT_AT={points}: each one of {sorted(POWER_CUT_AT)}")
+    ctx.facts["update-power-cut"] = "; ".join(power_cut(ctx, at) for at in points)
+
+
+def power_cut(ctx, at):
+    expect(booted(ctx) == "B", f"a power cut starts on slot B (after update-http), not {booted(ctx)!r}")
     ctx.run("head -c 4096 /dev/urandom | sha256sum > /var/lib/grandstand/power-cut-file; sync")
     written = ctx.run("cat /var/lib/grandstand/power-cut-file").output
     total = ctx.bundles.shipped.rootfs.stat().st_size
@@ -257,8 +262,8 @@ def update_power_cut(ctx):
         raise CheckFailed(f"slot A's copy did not pass {POWER_CUT_AT[at]:.0%} in 900 s:\n{ctx.unit_log()}")
     status = update_status(ctx)
     ctx.vm.kill()
-    expect(status["phase"] == "installing", f"the install ended before the power cut ({at}): {status}")
     cut = time.monotonic() - started
+    expect(status["phase"] == "installing", f"the install ended before the power cut ({at}): {status}")
     data, error = esp_file(ctx.vm.image, "EFI/BOOT/grubenv")
     on_disk = parse_grubenv(data)
     ctx.vm.restart(boot_timeout=300)
@@ -273,11 +278,10 @@ def update_power_cut(ctx):
            "the file written on the data partition just before the install changed or vanished")
     # Back in service: the daemon commits slot B again (its boot after the cut was a try).
     wait_for(ctx, "slot rootfs.1 marked good again", lambda s: slot(s, "rootfs.1").get("bootStatus") == "good", 120)
-    restored = journal_any(ctx, GRUBENV_RESTORED_ID)
-    ctx.facts["update-power-cut"] = (f"{at}: killed {cut:.0f} s into the install at {fraction:.0%} of slot A written "
-                                     f"(RAUC: {status['progress']}); grubenv on disk {on_disk or 'UNREADABLE: ' + error}"
-                                     f"{'; restored from grubenv.bak' if restored else ''}; power-on to service answering "
-                                     f"{up:.0f} s on slot B; after: {env}")
+    restored = journal_any(ctx, GRUBENV_RESTORED_ID, "-b")
+    return (f"{at}: killed {cut:.0f} s into the install at {fraction:.0%} of slot A written "
+            f"(RAUC: {status['progress']}); grubenv on disk {on_disk or 'UNREADABLE: ' + error}"
+            f"{'; restored from grubenv.bak' if restored else ''}; power-on to service answering {up:.0f} s on B")
 
 
 @check("update-crash-loop")
