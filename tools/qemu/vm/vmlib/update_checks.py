@@ -215,11 +215,39 @@ def update_rollback(ctx):
                                     f"boot answered: {entries[-1].get('MESSAGE')}")
 
 
-# Where update-power-cut pulls the power (GRANDSTAND_VM_POWER_CUT_AT, default middle), by the
+# Where update-power-cut pulls the power (GRANDSTAND_VM_POWER_CUT_AT, default torn), by the
 # bytes the guest's block layer has written to the target slot (/sys/class/block/vda2/stat) out
 # of the slot image's size: early just after RAUC marked the slot bad and began to copy, middle
-# half way, late with the copy (nearly) done, before RAUC marks the slot active.
-POWER_CUT_AT = {"early": 0.0, "middle": 0.5, "late": 0.97}
+# half way, late with the copy (nearly) done, before RAUC marks the slot active. torn cuts half
+# way and then zeroes grubenv on the host, as a power cut within the writeback delay of an
+# unsynced FAT left it (docs/updates.md): GRUB must boot from grubenv.bak and the repair unit
+# must put it back. Each point is (share of the slot written, tear grubenv).
+POWER_CUT_AT = {"early": (0.0, False), "middle": (0.5, False), "late": (0.97, False), "torn": (0.5, True)}
+
+
+def esp_file(disk, path):
+    """(bytes or None, mtools' error) of a file on the disk image's ESP, read on the host with
+    mtools: what GRUB finds after a power cut, not the guest's page cache."""
+    start, _ = board_image.partitions(disk)["esp"]
+    proc = subprocess.run(["mtype", "-i", f"{disk}@@{start}", f"::{path}"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env={**os.environ, "MTOOLS_SKIP_CHECK": "1"})
+    return (proc.stdout if proc.returncode == 0 else None), proc.stderr.decode(errors="replace").strip()
+
+
+def esp_write(disk, path, data):
+    """Replaces a file on the disk image's ESP (mtools, on the host, with QEMU stopped)."""
+    start, _ = board_image.partitions(disk)["esp"]
+    subprocess.run(["mcopy", "-o", "-i", f"{disk}@@{start}", "-", f"::{path}"], input=data, check=True,
+                   stdout=subprocess.DEVNULL, env={**os.environ, "MTOOLS_SKIP_CHECK": "1"})
+
+
+def parse_grubenv(data):
+    """GRUB's environment block (grub-core/lib/envblk.c): a 1024-byte file starting with the
+    signature line; None when GRUB's load_env would refuse it."""
+    if data is None or len(data) != 1024 or not data.startswith(b"# GRUB Environment Block\n"):
+        return None
+    text = data.decode("ascii", "replace").split("\n")[1:]
+    return dict(line.split("=", 1) for line in text if "=" in line and not line.startswith("#"))
 
 
 def journal_any(ctx, message_id, *matches):
@@ -237,9 +265,9 @@ def sectors_written(ctx, partition):
 def update_power_cut(ctx):
     """QEMU killed while RAUC writes slot A (early, middle or late in the copy): the box boots
     slot B again, slot A is not bootable, grubenv is readable, the data partition is intact.
-    GRANDSTAND_VM_POWER_CUT_AT: the points, comma-separated, one cut each (default middle)."""
+    GRANDSTAND_VM_POWER_CUT_AT: the points, comma-separated, one cut each (default torn)."""
     ctx.bundles.wait()
-    points = os.environ.get("GRANDSTAND_VM_POWER_CUT_AT", "middle").split(",")
+    points = os.environ.get("GRANDSTAND_VM_POWER_CUT_AT", "torn").split(",")
     expect(set(points) <= set(POWER_CUT_AT), f"GRANDSTAND_VM_POWER_CUT_AT={points}: each one of {sorted(POWER_CUT_AT)}")
     ctx.facts["update-power-cut"] = "; ".join(power_cut(ctx, at) for at in points)
 
@@ -255,17 +283,19 @@ def power_cut(ctx, at):
     deadline, fraction = started + 900, 0.0
     while time.monotonic() < deadline:
         fraction = (sectors_written(ctx, "vda2") - before) * 512 / total
-        if fraction > POWER_CUT_AT[at]:
+        if fraction > POWER_CUT_AT[at][0]:
             break
         time.sleep(0.5)
     else:
-        raise CheckFailed(f"slot A's copy did not pass {POWER_CUT_AT[at]:.0%} in 900 s:\n{ctx.unit_log()}")
+        raise CheckFailed(f"slot A's copy did not pass {POWER_CUT_AT[at][0]:.0%} in 900 s:\n{ctx.unit_log()}")
     status = update_status(ctx)
     ctx.vm.kill()
     cut = time.monotonic() - started
     expect(status["phase"] == "installing", f"the install ended before the power cut ({at}): {status}")
     data, error = esp_file(ctx.vm.image, "EFI/BOOT/grubenv")
     on_disk = parse_grubenv(data)
+    if POWER_CUT_AT[at][1]:
+        esp_write(ctx.vm.image, "EFI/BOOT/grubenv", bytes(1024))
     ctx.vm.restart(boot_timeout=300)
     wait_active(ctx, 180)
     up = time.monotonic() - started - cut
@@ -279,8 +309,10 @@ def power_cut(ctx, at):
     # Back in service: the daemon commits slot B again (its boot after the cut was a try).
     wait_for(ctx, "slot rootfs.1 marked good again", lambda s: slot(s, "rootfs.1").get("bootStatus") == "good", 120)
     restored = journal_any(ctx, GRUBENV_RESTORED_ID, "-b")
+    expect(restored or not POWER_CUT_AT[at][1], f"no grubenv-restored entry (MESSAGE_ID={GRUBENV_RESTORED_ID}) after the torn grubenv")
     return (f"{at}: killed {cut:.0f} s into the install at {fraction:.0%} of slot A written "
             f"(RAUC: {status['progress']}); grubenv on disk {on_disk or 'UNREADABLE: ' + error}"
+            f"{', then zeroed on the host' if POWER_CUT_AT[at][1] else ''}"
             f"{'; restored from grubenv.bak' if restored else ''}; power-on to service answering {up:.0f} s on B")
 
 
