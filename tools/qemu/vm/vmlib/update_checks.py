@@ -11,7 +11,7 @@ import time
 from . import board_image
 from .checks import CheckFailed, IMAGE_ONLY, check, expect, mgmt
 
-UPDATE_CHECKS = ["update-slots", "update-refused", "update-http", "update-rollback", "update-power-cut", "update-crash-loop"]
+UPDATE_CHECKS = ["update-slots", "update-refused", "update-http", "update-rollback", "update-crash-loop", "update-power-cut"]
 IMAGE_ONLY.update(UPDATE_CHECKS)
 ROLLED_BACK_ID = "b03c8db9e25046f7b14f3c92fb6ed23e"
 COMMITTED_ID = "da4f20d574c645068e468f6a4e4bfc7f"
@@ -215,6 +215,40 @@ def update_rollback(ctx):
                                     f"boot answered: {entries[-1].get('MESSAGE')}")
 
 
+@check("update-crash-loop")
+def update_crash_loop(ctx):
+    """A release whose daemon exits at start (the daemon's own rollback never runs): systemd gives
+    up after its start limit, grandstand-service-failed marks the trial slot bad and reboots; the
+    box is back on slot B with the rollback journaled and the data intact."""
+    ctx.bundles.wait()
+    expect(booted(ctx) == "B", f"update-crash-loop starts on slot B, not {booted(ctx)!r}")
+    wait_for(ctx, "slot rootfs.1 good before the install", lambda s: slot(s, "rootfs.1").get("bootStatus") == "good", 120)
+    url = ctx.server.url("crash")
+    ctx.run(f"rm -f {INSTALL_LOG}; nohup sh -c 'grandstand update install --reboot --install-timeout 900 {url} "
+            f"> {INSTALL_LOG} 2>&1; sync' >/dev/null 2>&1 &")
+    expect(ctx.vm.wait_exit(1020), f"the guest did not reboot after the install:\n{ctx.vm.console_tail(30)}")
+    trial = time.monotonic()
+    ctx.vm.restart(boot_timeout=300)
+    expect(booted(ctx) == "A", f"the crashing release did not boot on trial (booted {booted(ctx)!r})")
+    expect(ctx.vm.wait_exit(600), "the trial slot did not reboot by itself within 600 s:\n"
+           + ctx.run("journalctl -b -u grandstand.service -u grandstand-service-failed.service --no-pager | tail -n 30",
+                     expect_ok=False).output)
+    down = time.monotonic() - trial
+    ctx.vm.restart(boot_timeout=300)
+    wait_active(ctx, 180)
+    back = time.monotonic() - trial
+    expect(booted(ctx) == "B", f"booted {booted(ctx)!r} after the crash loop, expected B")
+    rolling = journal_any(ctx, ROLLING_BACK_ID, "GRANDSTAND_REASON=service-failed")
+    expect(rolling, f"no update-rolling-back entry of grandstand-service-failed (MESSAGE_ID={ROLLING_BACK_ID})")
+    rolled = ctx.journal(ROLLED_BACK_ID, wait=30)
+    expect(rolled, f"no update-rolled-back entry (MESSAGE_ID={ROLLED_BACK_ID}):\n{ctx.unit_log()}")
+    env = grubenv(ctx)
+    expect(env.get("A_OK") == "0", f"slot A not marked bad: {env}")
+    marker_kept(ctx)
+    ctx.facts["update-crash-loop"] = (f"trial boot (power-on into A) to the rollback reboot {down:.0f} s, to the daemon "
+                                      f"answering on B {back:.0f} s: {rolling[-1].get('MESSAGE')}")
+
+
 # Where update-power-cut pulls the power (GRANDSTAND_VM_POWER_CUT_AT, default torn), by the
 # bytes the guest's block layer has written to the target slot (/sys/class/block/vda2/stat) out
 # of the slot image's size: early just after RAUC marked the slot bad and began to copy, middle
@@ -314,37 +348,3 @@ def power_cut(ctx, at):
             f"(RAUC: {status['progress']}); grubenv on disk {on_disk or 'UNREADABLE: ' + error}"
             f"{', then zeroed on the host' if POWER_CUT_AT[at][1] else ''}"
             f"{'; restored from grubenv.bak' if restored else ''}; power-on to service answering {up:.0f} s on B")
-
-
-@check("update-crash-loop")
-def update_crash_loop(ctx):
-    """A release whose daemon exits at start (the daemon's own rollback never runs): systemd gives
-    up after its start limit, grandstand-service-failed marks the trial slot bad and reboots; the
-    box is back on slot B with the rollback journaled and the data intact."""
-    ctx.bundles.wait()
-    expect(booted(ctx) == "B", f"update-crash-loop starts on slot B, not {booted(ctx)!r}")
-    wait_for(ctx, "slot rootfs.1 good before the install", lambda s: slot(s, "rootfs.1").get("bootStatus") == "good", 120)
-    url = ctx.server.url("crash")
-    ctx.run(f"rm -f {INSTALL_LOG}; nohup sh -c 'grandstand update install --reboot --install-timeout 900 {url} "
-            f"> {INSTALL_LOG} 2>&1; sync' >/dev/null 2>&1 &")
-    expect(ctx.vm.wait_exit(1020), f"the guest did not reboot after the install:\n{ctx.vm.console_tail(30)}")
-    trial = time.monotonic()
-    ctx.vm.restart(boot_timeout=300)
-    expect(booted(ctx) == "A", f"the crashing release did not boot on trial (booted {booted(ctx)!r})")
-    expect(ctx.vm.wait_exit(600), "the trial slot did not reboot by itself within 600 s:\n"
-           + ctx.run("journalctl -b -u grandstand.service -u grandstand-service-failed.service --no-pager | tail -n 30",
-                     expect_ok=False).output)
-    down = time.monotonic() - trial
-    ctx.vm.restart(boot_timeout=300)
-    wait_active(ctx, 180)
-    back = time.monotonic() - trial
-    expect(booted(ctx) == "B", f"booted {booted(ctx)!r} after the crash loop, expected B")
-    rolling = journal_any(ctx, ROLLING_BACK_ID, "GRANDSTAND_REASON=service-failed")
-    expect(rolling, f"no update-rolling-back entry of grandstand-service-failed (MESSAGE_ID={ROLLING_BACK_ID})")
-    rolled = ctx.journal(ROLLED_BACK_ID, wait=30)
-    expect(rolled, f"no update-rolled-back entry (MESSAGE_ID={ROLLED_BACK_ID}):\n{ctx.unit_log()}")
-    env = grubenv(ctx)
-    expect(env.get("A_OK") == "0", f"slot A not marked bad: {env}")
-    marker_kept(ctx)
-    ctx.facts["update-crash-loop"] = (f"trial boot (power-on into A) to the rollback reboot {down:.0f} s, to the daemon "
-                                      f"answering on B {back:.0f} s: {rolling[-1].get('MESSAGE')}")
