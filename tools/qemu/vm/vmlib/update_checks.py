@@ -249,14 +249,17 @@ def update_crash_loop(ctx):
                                       f"answering on B {back:.0f} s: {rolling[-1].get('MESSAGE')}")
 
 
-# Where update-power-cut pulls the power (GRANDSTAND_VM_POWER_CUT_AT, default torn), by the
-# bytes the guest's block layer has written to the target slot (/sys/class/block/vda2/stat) out
-# of the slot image's size: early just after RAUC marked the slot bad and began to copy, middle
-# half way, late with the copy (nearly) done, before RAUC marks the slot active. torn cuts half
-# way and then zeroes grubenv on the host, as a power cut within the writeback delay of an
-# unsynced FAT left it (docs/updates.md): GRUB must boot from grubenv.bak and the repair unit
-# must put it back. Each point is (share of the slot written, tear grubenv).
-POWER_CUT_AT = {"early": (0.0, False), "middle": (0.5, False), "late": (0.97, False), "torn": (0.5, True)}
+# Where update-power-cut pulls the power (GRANDSTAND_VM_POWER_CUT_AT, comma-separated, default
+# trial), by the bytes the guest's block layer has written to the target slot
+# (/sys/class/block/vda2/stat) out of the slot image's size: early just after RAUC marked the
+# slot bad and began to copy, middle half way, late with the copy (nearly) done, before RAUC
+# marks the slot active. trial cuts early while the booted slot B is itself on trial (B_TRY=1,
+# as right after a rollback: the daemon does not commit while installing), the state of the
+# first power-cut run that booted the half-written slot (docs/updates.md). torn cuts early and
+# then zeroes grubenv on the host, as a torn write would leave it: GRUB must boot from
+# grubenv.bak and the repair unit must put it back. Each: (share written, B on trial, torn).
+POWER_CUT_AT = {"early": (0.0, False, False), "middle": (0.5, False, False), "late": (0.97, False, False),
+                "trial": (0.0, True, False), "torn": (0.0, False, True)}
 
 
 def esp_file(disk, path):
@@ -299,11 +302,16 @@ def sectors_written(ctx, partition):
 def update_power_cut(ctx):
     """QEMU killed while RAUC writes slot A (early, middle or late in the copy): the box boots
     slot B again, slot A is not bootable, grubenv is readable, the data partition is intact.
-    GRANDSTAND_VM_POWER_CUT_AT: the points, comma-separated, one cut each (default torn)."""
+    GRANDSTAND_VM_POWER_CUT_AT: the points, comma-separated, one cut each (default trial)."""
     ctx.bundles.wait()
-    points = os.environ.get("GRANDSTAND_VM_POWER_CUT_AT", "torn").split(",")
+    points = os.environ.get("GRANDSTAND_VM_POWER_CUT_AT", "trial").split(",")
     expect(set(points) <= set(POWER_CUT_AT), f"GRANDSTAND_VM_POWER_CUT_AT={points}: each one of {sorted(POWER_CUT_AT)}")
-    ctx.facts["update-power-cut"] = "; ".join(power_cut(ctx, at) for at in points)
+    results = []
+    for at in points:
+        started = time.monotonic()
+        results.append(power_cut(ctx, at) + f" ({time.monotonic() - started:.0f} s)")
+        print(f"  power cut {results[-1]}", flush=True)
+    ctx.facts["update-power-cut"] = "; ".join(results)
 
 
 def power_cut(ctx, at):
@@ -311,24 +319,27 @@ def power_cut(ctx, at):
     ctx.run("head -c 4096 /dev/urandom | sha256sum > /var/lib/grandstand/power-cut-file; sync")
     written = ctx.run("cat /var/lib/grandstand/power-cut-file").output
     total = ctx.bundles.shipped.rootfs.stat().st_size
+    share, trial, torn = POWER_CUT_AT[at]
+    if trial:   # the daemon committed B once this boot and does not again: B stays on trial
+        ctx.run(f"grub-editenv {GRUBENV} set B_TRY=1")
     before = sectors_written(ctx, "vda2")
     ctx.run(f"grandstand update install --no-wait {ctx.server.url('good')}", timeout=60)
     started = time.monotonic()
     deadline, fraction = started + 900, 0.0
     while time.monotonic() < deadline:
         fraction = (sectors_written(ctx, "vda2") - before) * 512 / total
-        if fraction > POWER_CUT_AT[at][0]:
+        if fraction > share:
             break
         time.sleep(0.5)
     else:
-        raise CheckFailed(f"slot A's copy did not pass {POWER_CUT_AT[at][0]:.0%} in 900 s:\n{ctx.unit_log()}")
+        raise CheckFailed(f"slot A's copy did not pass {share:.0%} in 900 s:\n{ctx.unit_log()}")
     status = update_status(ctx)
     ctx.vm.kill()
     cut = time.monotonic() - started
     expect(status["phase"] == "installing", f"the install ended before the power cut ({at}): {status}")
     data, error = esp_file(ctx.vm.image, "EFI/BOOT/grubenv")
     on_disk = parse_grubenv(data)
-    if POWER_CUT_AT[at][1]:
+    if torn:
         esp_write(ctx.vm.image, "EFI/BOOT/grubenv", bytes(1024))
     ctx.vm.restart(boot_timeout=300)
     wait_active(ctx, 180)
@@ -343,8 +354,8 @@ def power_cut(ctx, at):
     # Back in service: the daemon commits slot B again (its boot after the cut was a try).
     wait_for(ctx, "slot rootfs.1 marked good again", lambda s: slot(s, "rootfs.1").get("bootStatus") == "good", 120)
     restored = journal_any(ctx, GRUBENV_RESTORED_ID, "-b")
-    expect(restored or not POWER_CUT_AT[at][1], f"no grubenv-restored entry (MESSAGE_ID={GRUBENV_RESTORED_ID}) after the torn grubenv")
+    expect(restored or not torn, f"no grubenv-restored entry (MESSAGE_ID={GRUBENV_RESTORED_ID}) after the torn grubenv")
     return (f"{at}: killed {cut:.0f} s into the install at {fraction:.0%} of slot A written "
-            f"(RAUC: {status['progress']}); grubenv on disk {on_disk or 'UNREADABLE: ' + error}"
-            f"{', then zeroed on the host' if POWER_CUT_AT[at][1] else ''}"
+            f"(RAUC: {status['progress']}, B {slot(status, 'rootfs.1').get('bootStatus')}); grubenv on disk {on_disk or 'UNREADABLE: ' + error}"
+            f"{', then zeroed on the host' if torn else ''}"
             f"{'; restored from grubenv.bak' if restored else ''}; power-on to service answering {up:.0f} s on B")
