@@ -238,8 +238,10 @@ def update_crash_loop(ctx):
     wait_active(ctx, 180)
     back = time.monotonic() - trial
     expect(booted(ctx) == "B", f"booted {booted(ctx)!r} after the crash loop, expected B")
-    rolling = journal_any(ctx, ROLLING_BACK_ID, "GRANDSTAND_REASON=service-failed")
-    expect(rolling, f"no update-rolling-back entry of grandstand-service-failed (MESSAGE_ID={ROLLING_BACK_ID})")
+    # The helper journaled on slot A, whose journal is on its own root (/var/log/journal): read it there.
+    rolling = journal_any(ctx, ROLLING_BACK_ID, "GRANDSTAND_REASON=service-failed", slot_root="rootfs.0")
+    expect(rolling, f"no update-rolling-back entry of grandstand-service-failed (MESSAGE_ID={ROLLING_BACK_ID}) "
+                    "in slot A's journal")
     rolled = ctx.journal(ROLLED_BACK_ID, wait=30)
     expect(rolled, f"no update-rolled-back entry (MESSAGE_ID={ROLLED_BACK_ID}):\n{ctx.unit_log()}")
     env = grubenv(ctx)
@@ -287,10 +289,15 @@ def parse_grubenv(data):
     return dict(line.split("=", 1) for line in text if "=" in line and not line.startswith("#"))
 
 
-def journal_any(ctx, message_id, *matches):
+def journal_any(ctx, message_id, *matches, slot_root=None):
     """Entries with MESSAGE_ID (and the field matches) of any unit and any boot (the journal is
-    persistent): the root helpers journal outside grandstand.service, often on the boot before."""
-    output = ctx.run(f"journalctl -o json --no-pager MESSAGE_ID={message_id} {' '.join(matches)}").output
+    persistent): the root helpers journal outside grandstand.service. slot_root: read the journal
+    of that (not booted) slot instead, mounted read-only: each slot keeps its own /var/log/journal."""
+    query = f"journalctl -o json --no-pager MESSAGE_ID={message_id} {' '.join(matches)}"
+    if slot_root:
+        query = (f"mkdir -p /run/gs-slot && mount -o ro /dev/disk/by-partlabel/{slot_root} /run/gs-slot && "
+                 f"{query} -D /run/gs-slot/var/log/journal; umount /run/gs-slot")
+    output = ctx.run(query, expect_ok=False).output
     return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
 
 
