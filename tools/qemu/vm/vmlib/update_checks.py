@@ -308,8 +308,9 @@ def sectors_written(ctx, partition):
 
 @check("update-power-cut")
 def update_power_cut(ctx):
-    """QEMU killed while RAUC writes slot A (early, middle or late in the copy): the box boots
-    slot B again, slot A is not bootable, grubenv is readable, the data partition is intact.
+    """QEMU killed while RAUC writes the other slot (A after update-http): the box boots the slot
+    it ran (or the new one if RAUC had already marked it active), a half-written slot is not
+    bootable, grubenv is readable, the data partition is intact.
     GRANDSTAND_VM_POWER_CUT_AT: the points, comma-separated, one cut each (default trial)."""
     ctx.bundles.wait()
     points = os.environ.get("GRANDSTAND_VM_POWER_CUT_AT", "trial").split(",")
