@@ -43,13 +43,17 @@ layout_image() {
     rm -f "$work/slot-b.img" "$work/boot-b.img"
     truncate -s "${ROOT_SLOT_MIB}M" "$work/slot-b.img"
     truncate -s "${BOOT_MIB}M" "$work/boot-b.img"
-    # The data filesystem's root is /var/lib/grandstand, owned by the service user (as qemu-virt's).
+    # The data filesystem's root is /var/lib/grandstand, owned by the service user, as the tree's
+    # StateDirectory would be.
     mkdir -p "$work/data"
     owner=$(awk -F: '$1 == "grandstand" { print $3 ":" $4 }' "$root/etc/passwd")
     [ -z "$owner" ] || chown "$owner" "$work/data"
     chmod 0755 "$work/data"
     touch -d "@$SOURCE_DATE_EPOCH" "$work/data"
     make_ext4 "$work/data" "$work/data.img" grandstand-data "$(uuid data-fs)" "$DATA_MIB"
+    # mke2fs 1.47.0 -d leaves the root directory to root: set its owner with debugfs.
+    [ -z "$owner" ] || printf 'sif / uid %s\nsif / gid %s\n' "${owner%:*}" "${owner#*:}" |
+        E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH debugfs -w -f - "$work/data.img" >/dev/null 2>&1
     assemble_ab "$img" "$work/autoboot.img" "$work/boot.img" "$work/boot-b.img" \
         "$work/slot-a.img" "$work/slot-b.img" "$work/data.img"
     cp "$work/root.img" "${img%.img}.rootfs.ext4"
