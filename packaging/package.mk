@@ -8,8 +8,10 @@
 #                                through install/run/upgrade/remove/purge (packaging/test-lifecycle.sh)
 #   make image BOARD=qemu-virt   the qemu-virt disk image (+ kernel, initrd) with the arm64 .deb installed
 #   make image BOARD=rpi4        the Raspberry Pi 4 SD-card image
-#   make image-check             build the rpi4 image and check its structure
+#   make image-check             the rpi4 tryboot backend's test, then build the rpi4 image, check its
+#                                structure, build its bundle and check that with `rauc info`
 #   make bundle BOARD=qemu-virt  the image and a signed RAUC update bundle of its root filesystem
+#   make bundle BOARD=rpi4       (rpi4: the root filesystem and the boot partition)
 # Outputs go to $(DIST) (default: dist/, ignored by git). GRANDSTAND_DEB_VERSION overrides the
 # package version (default: VERSION).
 DIST ?= $(CURDIR)/dist
@@ -75,6 +77,12 @@ BUNDLE = $(DIST)/grandstand-$(BOARD)_$(DEB_VERSION).raucb
 bundle: image
 	tools/update/bundle.sh --version "$(DEB_VERSION)" "$(BOARD)" "$(DIST)/grandstand-$(BOARD).rootfs.ext4" "$(BUNDLE)"
 
+# The rpi4 image without hardware: its tryboot backend against a simulated firmware, the image's
+# structure read back, its bundle (rootfs and boot images) checked with `rauc info`.
+RPI4_BUNDLE = $(DIST)/grandstand-rpi4_$(DEB_VERSION).raucb
 image-check: deps deb-arm64
+	tools/image/test-rauc-tryboot.sh
 	tools/image/build.sh rpi4 "$(DEB_ARM64)" "$(DIST)"
 	tools/image/check-rpi4.sh "$(DIST)/grandstand-rpi4.img"
+	tools/update/bundle.sh --version "$(DEB_VERSION)" rpi4 "$(DIST)/grandstand-rpi4.rootfs.ext4" "$(RPI4_BUNDLE)"
+	tools/update/check-bundle.sh rpi4 "$(RPI4_BUNDLE)"

@@ -2,8 +2,9 @@
 # shellcheck disable=SC2015 # `test && ok || bad`: ok only echoes
 # make image-check: structural checks of the rpi4 image, read from the file without mounting
 # (sfdisk for the table, mtools for the FAT boot partition, debugfs for the ext4 root):
-# partition table, boot files, cmdline.txt root=PARTUUID, fstab, unit enabled, overlay applied,
-# no per-device identity baked in.
+# the A/B partition table, autoboot.txt, boot files, each boot partition's cmdline.txt (root=,
+# rauc.slot=), fstab, RAUC's system.conf and the rauc-tryboot backend, the data partition, unit
+# enabled, overlay applied, no per-device identity baked in.
 # usage: check-rpi4.sh IMAGE
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 IMAGE" >&2; exit 2; }
@@ -15,43 +16,96 @@ expect() { local what=$1; shift; if "$@" >/dev/null 2>&1; then ok "$what"; else 
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/grandstand-imgcheck.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# Partition table: MBR, p1 FAT32 (0x0c, bootable), p2 Linux.
+# Partition table (board/rpi4/layout.sh): MBR; p1 the bootable FAT16 autoboot partition; p2/p3
+# FAT32 LBA boot partitions of slot A/B; p4 extended; p5/p6 Linux root slots; p7 Linux data.
 dump=$(sfdisk --dump "$img")
 label=$(sed -n 's/^label: //p' <<< "$dump")
 disk_id=$(sed -n 's/^label-id: 0x//p' <<< "$dump")
 [ "$label" = dos ] && ok "MBR partition table (disk id $disk_id)" || bad "partition table is '$label', not dos"
-p1=$(grep -E '^[^ ]+1 :' <<< "$dump" || true)
-p2=$(grep -E '^[^ ]+2 :' <<< "$dump" || true)
-[[ $p1 == *"type=c"* && $p1 == *bootable* ]] && ok "p1 is a bootable FAT32 LBA partition" || bad "p1: $p1"
-[[ $p2 == *"type=83"* ]] && ok "p2 is a Linux partition" || bad "p2: $p2"
-part() {   # part N FILE: copies partition N out of the image
-    local start size
-    start=$(grep -E "^[^ ]+$1 :" <<< "$dump" | sed -E 's/.*start= *([0-9]+).*/\1/')
-    size=$(grep -E "^[^ ]+$1 :" <<< "$dump" | sed -E 's/.*size= *([0-9]+).*/\1/')
-    dd if="$img" of="$2" bs=512 skip="$start" count="$size" status=none
+pline() { grep -E "^[^ ]+[^0-9]$1 :" <<< "$dump" || true; }
+psize() { pline "$1" | sed -E 's/.*size= *([0-9]+).*/\1/'; }   # sectors
+ptype() {   # ptype N TYPE WHAT: partition N has TYPE, and is bootable when it is p1 (only p1 is)
+    local l boot=no want=no
+    l=$(pline "$1")
+    [[ $l == *bootable* ]] && boot=yes
+    [ "$1" = 1 ] && want=yes
+    if [[ $l =~ type=$2(,|$) ]] && [ "$boot" = "$want" ]; then ok "p$1 is $3"; else bad "p$1 ($3): $l"; fi
 }
-part 1 "$tmp/boot.img"
-part 2 "$tmp/root.img"
+ptype 1 e "the bootable FAT16 autoboot partition"
+ptype 2 c "slot A's FAT32 boot partition"
+ptype 3 c "slot B's FAT32 boot partition"
+ptype 4 5 "the extended partition"
+ptype 5 83 "slot A's root partition"
+ptype 6 83 "slot B's root partition"
+ptype 7 83 "the data partition"
+[ "$(pline 8)" = "" ] && ok "no eighth partition" || bad "unexpected $(pline 8)"
+[ "$(psize 2)" = "$(psize 3)" ] && [ "$(psize 2)" -eq $((256 << 11)) ] && ok "boot partitions 256 MiB each" || bad "boot partition sizes $(psize 2), $(psize 3)"
+[ "$(psize 5)" = "$(psize 6)" ] && [ "$(psize 5)" -ge $((1024 << 11)) ] && ok "root slots equal, $(( $(psize 5) >> 11 )) MiB each" || bad "root slot sizes $(psize 5), $(psize 6)"
+ext_end=$(( $(pline 4 | sed -E 's/.*start= *([0-9]+).*/\1/') + $(psize 4) ))
+p7_end=$(( $(pline 7 | sed -E 's/.*start= *([0-9]+).*/\1/') + $(psize 7) ))
+[ "$p7_end" -le "$ext_end" ] && ok "p5-p7 inside the extended partition" || bad "p7 ends at $p7_end, past the extended partition ($ext_end)"
+part() {   # part N FILE: copies partition N out of the image
+    dd if="$img" of="$2" bs=512 skip="$(pline "$1" | sed -E 's/.*start= *([0-9]+).*/\1/')" count="$(psize "$1")" status=none
+}
+part 1 "$tmp/autoboot.img"
+part 2 "$tmp/boot.img"
+part 3 "$tmp/boot-b.img"
+part 5 "$tmp/root.img"
+part 6 "$tmp/root-b.img"
+part 7 "$tmp/data.img"
 
-# Boot partition: firmware, kernel, initramfs, device tree, config.txt, cmdline.txt.
+# autoboot.txt: slot A (p2) committed, nothing armed (the firmware's tryboot: board/rpi4/README.md).
 export MTOOLS_SKIP_CHECK=1
+[ "$(blkid -p -s TYPE -o value "$tmp/autoboot.img")" = vfat ] && ok "p1 holds a FAT file system" || bad "p1 is not FAT"
+autoboot=$(mtype -i "$tmp/autoboot.img" ::autoboot.txt 2>/dev/null | tr -d '\r' || true)
+[ "$autoboot" = "$(printf '%s\n' '[all]' tryboot_a_b=1 boot_partition=2 '[tryboot]' boot_partition=2)" ] &&
+    ok "autoboot.txt: tryboot_a_b=1, slot A (p2) committed, nothing armed" || bad "autoboot.txt: $autoboot"
+
+# Slot A's boot partition: firmware, kernel, initramfs, device tree, config.txt, cmdline.txt.
 files=$(mdir -b -i "$tmp/boot.img" :: | sed 's|^::/||')
 for f in start4.elf fixup4.dat config.txt cmdline.txt vmlinuz initrd.img bcm2711-rpi-4-b.dtb; do
-    grep -qx "$f" <<< "$files" && ok "boot partition has $f" || bad "boot partition lacks $f"
+    grep -qx "$f" <<< "$files" && ok "boot partition A has $f" || bad "boot partition A lacks $f"
 done
 cmdline=$(mtype -i "$tmp/boot.img" ::cmdline.txt)
-[[ $cmdline == *"root=PARTUUID=$disk_id-02 "* ]] && ok "cmdline.txt: root=PARTUUID=$disk_id-02" || bad "cmdline.txt: $cmdline"
+[[ " $cmdline " == *" root=PARTUUID=$disk_id-05 "* ]] && ok "cmdline.txt A: root=PARTUUID=$disk_id-05" || bad "cmdline.txt A: $cmdline"
+[[ " $cmdline " == *" rauc.slot=A "* ]] && ok "cmdline.txt A: rauc.slot=A" || bad "cmdline.txt A has no rauc.slot=A: $cmdline"
+[[ " $cmdline " == *" rw "* ]] && ok "cmdline.txt A: root mounted rw (not in fstab)" || bad "cmdline.txt A: no rw: $cmdline"
 config=$(mtype -i "$tmp/boot.img" ::config.txt)
 grep -q '^arm_64bit=1' <<< "$config" && grep -q '^kernel=vmlinuz' <<< "$config" && ok "config.txt: 64-bit, kernel=vmlinuz" || bad "config.txt: $config"
-boot_uuid=$(blkid -p -s UUID -o value "$tmp/boot.img")
+# Slot B: empty until the first update writes it (rauc-tryboot then writes its cmdline.txt).
+[ -z "$(blkid -p -s TYPE -o value "$tmp/boot-b.img" 2>/dev/null)" ] && ok "boot partition B empty" || bad "boot partition B holds a file system"
+[ -z "$(blkid -p -s TYPE -o value "$tmp/root-b.img" 2>/dev/null)" ] && ok "root slot B empty" || bad "root slot B holds a file system"
+[ "$(blkid -p -s TYPE -o value "$tmp/data.img")" = ext4 ] && [ "$(blkid -p -s LABEL -o value "$tmp/data.img")" = grandstand-data ] &&
+    ok "p7: ext4 grandstand-data" || bad "p7: $(blkid -p "$tmp/data.img")"
+data_root=$(debugfs -R "stat /" "$tmp/data.img" 2>/dev/null | sed -n 's/.*User: *\([0-9]*\).*/\1/p')
+[ -n "$data_root" ] && [ "$data_root" != 0 ] && ok "data partition's root owned by the service user (uid $data_root)" || bad "data partition root owner: '$data_root'"
 
 # Root filesystem, read with debugfs.
 rcat() { debugfs -R "cat $1" "$tmp/root.img" 2>/dev/null; }
 rexists() { debugfs -R "stat $1" "$tmp/root.img" 2>&1 | grep -q '^Inode:'; }
 rlink() { debugfs -R "stat $1" "$tmp/root.img" 2>/dev/null | sed -n 's/^Fast link dest: "\(.*\)"$/\1/p'; }
 fstab=$(rcat /etc/fstab)
-grep -qE "^PARTUUID=$disk_id-02[[:space:]]+/[[:space:]]+ext4" <<< "$fstab" && ok "fstab: / on PARTUUID=$disk_id-02" || bad "fstab root: $fstab"
-grep -qE "^UUID=${boot_uuid}[[:space:]]+/boot/firmware[[:space:]]+vfat" <<< "$fstab" && ok "fstab: /boot/firmware on UUID=$boot_uuid" || bad "fstab boot: $fstab"
+grep -qE "^[^#].*[[:space:]]/[[:space:]]" <<< "$fstab" && bad "fstab mounts / (either slot holds this tree): $fstab" || ok "fstab leaves / to cmdline.txt"
+grep -qE "^PARTUUID=$disk_id-01[[:space:]]+/boot/autoboot[[:space:]]+vfat" <<< "$fstab" && ok "fstab: /boot/autoboot on PARTUUID=$disk_id-01" || bad "fstab autoboot: $fstab"
+grep -qE "^PARTUUID=$disk_id-07[[:space:]]+/var/lib/grandstand[[:space:]]+ext4" <<< "$fstab" && ok "fstab: /var/lib/grandstand on PARTUUID=$disk_id-07" || bad "fstab data: $fstab"
+expect "mount point /boot/autoboot" rexists /boot/autoboot
+# RAUC: system.conf as board/rpi4/system.conf, its slots the partitions above; the keyring; the
+# backend executable; the reboot that carries '0 tryboot'.
+conf=$(rcat /etc/rauc/system.conf)
+[ "$conf" = "$(cat "$(dirname "$0")/../../board/rpi4/system.conf")" ] && ok "/etc/rauc/system.conf is board/rpi4/system.conf" || bad "/etc/rauc/system.conf differs from board/rpi4/system.conf"
+slots=$(awk -F= '/^\[slot\./ { s = $0 } /^device=/ { print s, $2 } /^bootname=/ { print s, "bootname", $2 } /^parent=/ { print s, "parent", $2 }' <<< "$conf" | xargs)
+[ "$slots" = "[slot.boot.0] /dev/mmcblk0p2 [slot.boot.0] parent rootfs.0 [slot.boot.1] /dev/mmcblk0p3 [slot.boot.1] parent rootfs.1 [slot.rootfs.0] /dev/mmcblk0p5 [slot.rootfs.0] bootname A [slot.rootfs.1] /dev/mmcblk0p6 [slot.rootfs.1] bootname B" ] &&
+    ok "system.conf slots: boot p2/p3, root p5 (A)/p6 (B)" || bad "system.conf slots: $slots"
+grep -qx 'bootloader=custom' <<< "$conf" && grep -qx 'bootloader-custom-backend=/usr/libexec/grandstand-image/rauc-tryboot' <<< "$conf" &&
+    ok "system.conf: custom backend rauc-tryboot" || bad "system.conf backend"
+expect "keyring installed" bash -c "debugfs -R 'cat /etc/rauc/keyring.pem' '$tmp/root.img' 2>/dev/null | grep -q 'BEGIN CERTIFICATE'"
+mode=$(debugfs -R "stat /usr/libexec/grandstand-image/rauc-tryboot" "$tmp/root.img" 2>/dev/null | sed -n 's/.*Mode: *\([0-7]*\).*/\1/p')
+[ "$mode" = 0755 ] && ok "rauc-tryboot installed, mode 0755" || bad "rauc-tryboot mode '$mode'"
+[ "$(rcat /usr/libexec/grandstand-image/rauc-tryboot)" = "$(cat "$(dirname "$0")/../../board/rpi4/overlay/usr/libexec/grandstand-image/rauc-tryboot")" ] &&
+    ok "rauc-tryboot is the board's" || bad "rauc-tryboot differs from board/rpi4/overlay"
+expect "rauc installed" rexists /usr/bin/rauc
+rcat /usr/libexec/grandstand-image/update-reboot | grep -q "reboot '0 tryboot'" && ok "update-reboot reboots with '0 tryboot' when armed" || bad "update-reboot lacks '0 tryboot'"
+expect "grandstand-update-reboot.path enabled" rexists /etc/systemd/system/paths.target.wants/grandstand-update-reboot.path
 expect "grandstand binary installed" rexists /usr/bin/grandstand
 # (read whole first: an awk that exits early would SIGPIPE debugfs and fail the pipeline)
 dpkg_status=$(rcat /var/lib/dpkg/status)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make bundle BOARD=NAME: a signed RAUC bundle (verity format) of the board's root filesystem,
 # the very ext4 the image's slot A holds (tools/image/build.sh leaves it beside the image as
-# grandstand-BOARD.rootfs.ext4). docs/updates.md.
+# grandstand-BOARD.rootfs.ext4), and, for a board whose slots have a boot partition each (rpi4:
+# slot class boot in its system.conf), slot A's boot partition (grandstand-BOARD.boot.vfat beside
+# it). docs/updates.md.
 #   bundle.sh [--keys DIR] [--version V] BOARD ROOTFS_EXT4 OUT.raucb
 # --keys: a directory with signing.cert.pem, signing.key.pem and ca.cert.pem (default:
 # tools/update/keys.sh: the development CA of this cache, or GRANDSTAND_UPDATE_KEYS).
@@ -32,6 +34,13 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/content"
 # A hard link when the file system allows (1.2 GB), a copy otherwise.
 ln "$rootfs" "$work/content/rootfs.ext4" 2>/dev/null || cp --sparse=always "$rootfs" "$work/content/rootfs.ext4"
+boot_image=
+if grep -q '^\[slot\.boot\.' "$conf"; then
+    boot=${rootfs%.rootfs.ext4}.boot.vfat
+    [ -f "$boot" ] || { echo "bundle.sh: no $boot (make image BOARD=$board)" >&2; exit 1; }
+    ln "$boot" "$work/content/boot.vfat" 2>/dev/null || cp "$boot" "$work/content/boot.vfat"
+    boot_image=$'\n[image.boot]\nfilename=boot.vfat'
+fi
 cat > "$work/content/manifest.raucm" <<MANIFEST
 [update]
 compatible=$compatible
@@ -43,7 +52,7 @@ description=Grandstand $version for $board
 format=verity
 
 [image.rootfs]
-filename=rootfs.ext4
+filename=rootfs.ext4$boot_image
 MANIFEST
 touch -d "@$SOURCE_DATE_EPOCH" "$work/content" "$work/content/manifest.raucm"
 rm -f "$out"
