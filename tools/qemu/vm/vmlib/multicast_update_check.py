@@ -10,7 +10,7 @@ import time
 from datetime import datetime, timezone
 
 from . import board_image
-from .checks import CheckFailed, Context, IMAGE_ONLY, check, expect
+from .checks import CheckFailed, Context, IMAGE_ONLY, check, expect, mgmt
 from .machine import Machine
 from .update_checks import MARKER, UPDATE_CHECKS, booted, update_status
 
@@ -74,7 +74,7 @@ def update_multicast(ctx):
         try:
             second.start()
             second.wait_agent(timeout=300)
-            boxes[1].run("for i in $(seq 120); do systemctl is-active -q grandstand.service && exit 0; sleep 1; done; exit 1", 150)
+            boxes[1].run("for i in $(seq 300); do systemctl is-active -q grandstand.service && exit 0; sleep 1; done; exit 1", 330)
             boxes[1].run(f"head -c 4096 /dev/urandom | sha256sum > {MARKER}; sync")
             markers = [box.run(f"cat {MARKER}").output for box in boxes]
             before = [booted(box) for box in boxes]
@@ -83,13 +83,20 @@ def update_multicast(ctx):
                 license = join_venue(box, venue.mac(index), window)
             for box in boxes:
                 wait(box, "the daemon back with the update channel", lambda m: m.get("channel") == CHANNEL, 120)
+            # The headend announces first; the data starts once both boxes list the channel (they
+            # join its group then: a box that joined late would miss the first blocks). SIGKILL:
+            # no SAP deletion, the real sender announces the same channel again.
+            license = ["--license", f"{license['venueName']}/{license['contentOwner']}/{license['appDeveloper']}"]
+            channel = ["--files", f"{CHANNEL}@{GROUP}:{PORT}={files}"]
+            announcer = venue.send(ctx.sender, license + channel + ["--announce-only"], log_name="announce")
+            for index, box in enumerate(boxes):
+                wait_channel(box, index)
+            announcer.kill()
             interval = (SYMBOL + 44) * 8 / RATE_BPS
             sent = time.monotonic()
-            sender = venue.send(ctx.sender, [
-                "--license", f"{license['venueName']}/{license['contentOwner']}/{license['appDeveloper']}",
-                "--files", f"{CHANNEL}@{GROUP}:{PORT}={files}", "--file-symbol-size", str(SYMBOL),
-                "--file-block", str(BLOCK), "--file-repair", str(REPAIR), "--file-interval", f"{interval:.6f}",
-                "--count", "1"])
+            sender = venue.send(ctx.sender, license + channel + [
+                "--file-symbol-size", str(SYMBOL), "--file-block", str(BLOCK), "--file-repair", str(REPAIR),
+                "--file-interval", f"{interval:.6f}", "--count", "1"])
             if sender.wait(3600) != 0:
                 raise CheckFailed(f"the sender failed: {(run_dir / 'send.log').read_text()[-2000:]}")
             transmission = time.monotonic() - sent
@@ -110,6 +117,16 @@ def update_multicast(ctx):
         f"bundle {size / 2**20:.0f} MiB sent once in {transmission:.0f} s at {RATE_BPS / 1e6:.0f} Mbit/s "
         f"({relay['frames']} frames, {REPAIR}/{BLOCK} repair; {losses}); "
         + "; ".join(f"box {i + 1}: {o}" for i, o in enumerate(outcomes)))
+
+
+def wait_channel(box, index, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        code, body = mgmt(box, "GET", "/api/v1/channels")
+        if code == 200 and any(c.get("id") == CHANNEL or c.get("name") == CHANNEL for c in json.loads(body).get("channels", [])):
+            return
+        time.sleep(1)
+    raise CheckFailed(f"box {index + 1} did not list channel {CHANNEL!r} within {timeout} s\n{box.unit_log()}")
 
 
 def wait(box, what, predicate, timeout):
