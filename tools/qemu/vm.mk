@@ -30,9 +30,11 @@ VM_SUITE_ARGS = $(if $(wildcard $(VM_TEST_BUNDLE)),--test-bundle "$(VM_TEST_BUND
 
 .PHONY: test-vm test-vm-image test-vm-base vm-shell vm-base
 # Every check on the shipped qemu-virt image (make image BOARD=qemu-virt), plus deb-upgrade.
-test-vm: deps image-qemu-virt deb-previous
+# The host build is the headend of the multicast OTA check (`grandstand send --files`).
+test-vm: deps image-qemu-virt deb-previous build
 	tools/qemu/vm/vm.py test --image "$(DIST)/grandstand-qemu-virt.img" --deb "$(DEB_ARM64)" \
-	    --deb-previous "$(DEB_ARM64_PREV)" $(VM_SUITE_ARGS) $(VM_ARGS)
+	    --deb-previous "$(DEB_ARM64_PREV)" --sender "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/grandstand" \
+	    $(VM_SUITE_ARGS) $(VM_ARGS)
 
 test-vm-image: test-vm
 

@@ -21,7 +21,8 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from vmlib import board_image, bundles, checks, image, update_checks  # noqa: E402
+from vmlib import board_image, bundles, checks, image, multicast_update_check, update_checks  # noqa: E402
+from vmlib.venue import VenueSegment  # noqa: E402
 from vmlib.machine import Machine, MachineError  # noqa: E402
 
 DEFAULT_BOARD = image.REPO_DIR / "board" / "qemu-virt" / "board.json"
@@ -61,6 +62,11 @@ def new_dirs(cache):
     return run_dir, log_dir
 
 
+def wanted(args, name):
+    """Whether check `name` is in this run (all checks when no --only)."""
+    return not args.only or name in args.only
+
+
 def prepare_board_image(args, cache):
     """The shipped qemu-virt image plus the guest files and a test data disk; returns
     (None, disk, run_dir, log_dir, timings, boot, data disk)."""
@@ -70,11 +76,14 @@ def prepare_board_image(args, cache):
     started = time.monotonic()
     suite = (args.test_bundle, args.swift_runtime) if args.test_bundle else None
     debs = [d for d in (args.deb_previous, args.deb) if d]
-    disk, data = board_image.compose(shipped, run_dir, suite, debs)
+    # The multicast check stores a bundle on the data partition: room for it.
+    multicast = wanted(args, "update-multicast")
+    disk, data = board_image.compose(shipped, run_dir, suite, debs, extra_mib=1024 if multicast else 0)
+    args.shipped = shipped
     timings["image"] = time.monotonic() - started
     say(f"disk from {shipped.disk} ready ({timings['image']:.0f} s)")
     if not args.only or set(args.only) & set(update_checks.UPDATE_CHECKS):
-        args.bundles = bundles.Bundles(shipped, run_dir).start()   # built while the VM boots and checks run
+        args.bundles = bundles.Bundles(shipped, run_dir, multicast=multicast).start()   # built while the VM boots and checks run
     return None, disk, run_dir, log_dir, timings, shipped.boot(), data
 
 
@@ -122,7 +131,14 @@ def command_test(args, cache):
     board = json.loads(Path(args.board).read_text())
     failures, agent_up, interrupted = [], False, False
     reasons = []  # each failed check's message, repeated at the end where CI tails show it
-    vm = Machine(base, disk, run_dir, cpu=args.cpu, smp=args.smp, memory_mib=args.memory, boot=boot, data_disk=data)
+    # The multicast OTA check's venue segment: this VM is box 1 on it from power-on.
+    venue = None
+    if args.image and wanted(args, "update-multicast"):
+        if not args.sender:
+            sys.exit("vm.py: update-multicast needs --sender (the host's grandstand, the headend)")
+        venue = VenueSegment(run_dir, vms=2, loss=multicast_update_check.LOSS)
+    vm = Machine(base, disk, run_dir, cpu=args.cpu, smp=args.smp, memory_mib=args.memory, boot=boot, data_disk=data,
+                 venue=venue.nic(0) if venue else None)
     try:
         boot_started = time.monotonic()
         vm.start()
@@ -134,6 +150,7 @@ def command_test(args, cache):
         ctx = checks.Context(vm, board)
         ctx.bundles = getattr(args, "bundles", None)
         ctx.server = bundles.Server(ctx.bundles.dir) if ctx.bundles else None
+        ctx.venue, ctx.sender, ctx.shipped = venue, args.sender, getattr(args, "shipped", None)
         for name, function in selected:
             check_started = time.monotonic()
             known = dict(ctx.facts)
@@ -174,6 +191,8 @@ def command_test(args, cache):
         if alive:
             vm.poweroff(timeout=30)
         vm.close()
+        if venue is not None:
+            venue.close()
         if not args.keep:
             shutil.rmtree(run_dir, ignore_errors=True)
     timings["total"] = time.monotonic() - started
@@ -222,6 +241,7 @@ def main():
     parser.add_argument("--test-bundle", type=Path,
                         help="cross-built PackageTests.xctest to run the kernel-facility tests in the guest")
     parser.add_argument("--swift-runtime", type=Path, help="the arm64 Swift runtime libraries the bundle links")
+    parser.add_argument("--sender", type=Path, help="the host's grandstand: the headend of the multicast OTA check")
     parser.add_argument("--only", type=lambda s: s.split(","), help="comma-separated checks to run")
     parser.add_argument("--keep", action="store_true", help="keep the run's disk image")
     parser.add_argument("--cpu", default=os.environ.get("GRANDSTAND_VM_CPU", "cortex-a57"))

@@ -128,12 +128,16 @@ def test_rootfs(board_image, run_dir, name, extra=None):
     return rootfs
 
 
-def compose(board_image, run_dir, suite=None, debs=()):
+def compose(board_image, run_dir, suite=None, debs=(), extra_mib=0):
     """run_dir/disk.img (the image plus the guest files) and, with suite or debs, run_dir/data.img.
+    `extra_mib` more of (sparse) disk, which the first boot gives the data partition.
     Returns (disk, data disk or None)."""
     run_dir = Path(run_dir)
     disk = run_dir / "disk.img"
     subprocess.run(["cp", "--sparse=always", "--reflink=auto", str(board_image.disk), str(disk)], check=True)
+    if extra_mib:
+        with open(disk, "r+b") as f:
+            f.truncate(disk.stat().st_size + (extra_mib << 20))
     start, size = _root_partition(disk)
     partition = run_dir / "root.part"
     subprocess.run(["dd", f"if={disk}", f"of={partition}", "bs=1M", f"skip={start}", f"count={size}",

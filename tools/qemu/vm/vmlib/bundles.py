@@ -11,6 +11,7 @@ Every bundle carries the image's own root filesystem plus the harness's guest fi
             the daemon never starts, so only systemd's OnFailure= rolls it back
   tampered  good with one payload byte changed
   foreign   good re-signed by another CA (tools/update/keys.sh other foreign)
+  multicast good as version VERSION+vmtest.2 (newer than good), for the multicast OTA check
 """
 import http.server
 import json
@@ -42,12 +43,13 @@ def _keys(*args):
 class Bundles:
     """Builds the bundles in a thread (start()); wait() returns {name: path} or raises."""
 
-    def __init__(self, shipped, run_dir):
+    def __init__(self, shipped, run_dir, multicast=False):
         self.shipped = shipped
         self.dir = Path(run_dir) / "bundles"
         self.dir.mkdir(parents=True, exist_ok=True)
         self.version = (REPO / "VERSION").read_text().strip()
         self.paths, self.error, self.seconds = {}, None, {}
+        self.multicast = multicast
         self._thread = threading.Thread(target=self._build, name="bundles", daemon=True)
 
     def start(self):
@@ -97,6 +99,8 @@ class Bundles:
             self.paths["broken"] = self._bundle("broken", f"{self.version}+vmtest.broken", BROKEN_UPDATE)
             self.paths["crash"] = self._bundle("crash", f"{self.version}+vmtest.crash", GOOD_UPDATE,
                                                {"/usr/bin/grandstand": CRASHING_BINARY})
+            if self.multicast:
+                self.paths["multicast"] = self._bundle("multicast", f"{self.version}+vmtest.2", GOOD_UPDATE)
         except subprocess.CalledProcessError as error:
             self.error = f"{error.cmd[0]} failed: {(error.stderr or b'').decode(errors='replace')[-800:]}"
         except Exception as error:  # reported by wait()

@@ -48,10 +48,13 @@ class Machine:
     """Starts QEMU on construction's start(); always call close() (or use `with`)."""
 
     def __init__(self, base, image, run_dir, *, smp=2, memory_mib=1024, cpu="cortex-a57",
-                 console_stdio=False, extra_append="", boot=None, data_disk=None):
+                 console_stdio=False, extra_append="", boot=None, data_disk=None, venue=None):
         # boot: (kernel, initrd, command line) of a board image (tools/image/build.sh); without
         # it the base's kernel and initramfs boot the whole-disk ext4 root. data_disk: a second
-        # virtio disk (the test data: suite bundle, packages for the upgrade check).
+        # virtio disk (the test data: suite bundle, packages for the upgrade check). venue: (the
+        # relay's socket, this VM's socket, MAC) of a second NIC on the venue segment
+        # (vmlib/venue.py): frames over unix datagram sockets (QEMU `-netdev dgram`).
+        self.venue = venue
         self.base = Path(base) if base is not None else None
         self.boot = boot
         self.data_disk = Path(data_disk) if data_disk is not None else None
@@ -96,6 +99,10 @@ class Machine:
         data = [] if self.data_disk is None else [
             "-drive", f"file={self.data_disk},format=raw,if=none,id=data,cache=unsafe",
             "-device", "virtio-blk-pci,drive=data"]
+        venue = [] if self.venue is None else [
+            "-netdev", f"dgram,id=venue,local.type=unix,local.path={self.venue[1]},"
+                       f"remote.type=unix,remote.path={self.venue[0]}",
+            "-device", f"virtio-net-pci,netdev=venue,mac={self.venue[2]},romfile="]
         if self.console_stdio:
             console = ["-serial", "mon:stdio"]
         else:
@@ -110,7 +117,7 @@ class Machine:
             "-drive", f"file={self.image},format=raw,if=none,id=root,cache=unsafe",
             "-device", "virtio-blk-pci,drive=root,bootindex=0", *data,
             "-netdev", f"user,id=uplink,hostfwd=tcp:127.0.0.1:{self.host_port}-:{GUEST_HTTP_PORT}",
-            "-device", "virtio-net-pci,netdev=uplink,romfile=",
+            "-device", "virtio-net-pci,netdev=uplink,romfile=", *venue,
             "-device", "virtio-serial-pci",
             "-chardev", f"socket,id=agent,path={self.agent_path},server=on,wait=off",
             "-device", f"virtserialport,chardev=agent,name={AGENT_PORT_NAME}",
@@ -118,7 +125,8 @@ class Machine:
         ]
 
     def start(self):
-        for path in (self.agent_path, self.console_path, self.console_log):
+        stale = [Path(self.venue[1])] if self.venue is not None else []
+        for path in (self.agent_path, self.console_path, self.console_log, *stale):
             if path.exists():
                 path.unlink()
         stdio = {} if self.console_stdio else {

@@ -1,0 +1,176 @@
+"""The multicast OTA check (docs/updates.md, "Multicast delivery"): one FLUTE transmission of a
+signed bundle reaches two boxes, each losing 5 % of the frames on its own (vmlib/venue.py).
+Box 1 is the VM the other checks used (after the A/B checks: slot B, version +vmtest.1); box 2
+boots a fresh copy of the shipped image (slot A, the image's version). Each hears the bundle once,
+has RAUC inspect it, installs it inside its window, reboots at its turn into the new slot and
+marks it good; the data partition is kept."""
+import json
+import shutil
+import time
+from datetime import datetime, timezone
+
+from . import board_image
+from .checks import CheckFailed, Context, IMAGE_ONLY, check, expect, mgmt
+from .machine import Machine
+from .update_checks import MARKER, UPDATE_CHECKS, booted, update_status
+
+CHANNEL = "updates"
+GROUP, PORT = "239.255.77.1", 6000
+RATE_BPS = 20_000_000
+SYMBOL, BLOCK, REPAIR = 1400, 200, 40   # 20 % repair: 5 % loss needs 10 of 40 on average
+LOSS = 0.05
+IMAGE_ONLY.add("update-multicast")
+UPDATE_CHECKS.append("update-multicast")
+
+
+def venue_interface(ctx, mac):
+    name = ctx.run(f"ip -o link | awk -F': ' 'tolower($0) ~ /{mac.lower()}/ {{ print $2 }}'").output.strip()
+    expect(name, f"no interface with the venue NIC's MAC {mac}: {ctx.run('ip -o link').output}")
+    return name
+
+
+def join_venue(ctx, mac, window):
+    """Puts the box's capture on its venue NIC and turns on the update channel (restarts the daemon)."""
+    interface = venue_interface(ctx, mac)
+    ctx.run(f"ip link set {interface} up")
+    config = json.loads(ctx.run("cat /etc/grandstand/config.json").output)
+    config["network"]["interface"] = interface
+    update = config.setdefault("update", {})
+    update["multicast"] = {"channel": CHANNEL, "windows": [window], "maxViewers": 5, "staggerSeconds": 120}
+    ctx.run("cat > /etc/grandstand/config.json <<'EOF'\n" + json.dumps(config, indent=2) + "\nEOF\n"
+            "systemctl restart grandstand.service", timeout=60)
+    return config["license"]
+
+
+def multicast(ctx):
+    try:
+        return update_status(ctx).get("multicast") or {}
+    except (CheckFailed, ValueError):
+        return {}
+
+
+@check("update-multicast")
+def update_multicast(ctx):
+    """One FLUTE transmission of a bundle at 20 Mbit/s with 5 % loss per box: both boxes install
+    it and reboot into it at their turn; versions, verdicts and the data partition checked."""
+    bundle = ctx.bundles.wait()["multicast"]
+    version = f"{ctx.bundles.version}+vmtest.2"
+    run_dir = ctx.vm.run_dir / "multicast"
+    files = run_dir / "files"
+    files.mkdir(parents=True, exist_ok=True)
+    shutil.copy(bundle, files / f"grandstand-{version}.raucb")
+    start = datetime.now(timezone.utc)
+    window = f"{start:%H:%M}-{(start.hour + 3) % 24:02d}:{start:%M}"
+    venue = ctx.venue   # box 1 booted with its venue NIC (vm.py); the relay starts now
+    expect(venue is not None, "the harness gave the VM no venue NIC")
+    second = None
+    with venue:
+        # Box 2: a fresh copy of the shipped image with its own venue NIC (its data partition
+        # grows into the extra space at first boot: the bundle is stored there).
+        disk, _ = board_image.compose(ctx.shipped, run_dir, extra_mib=1024)
+        second = Machine(None, disk, run_dir, boot=ctx.shipped.boot(), venue=venue.nic(1),
+                         cpu=ctx.vm.cpu, smp=ctx.vm.smp, memory_mib=ctx.vm.memory_mib)
+        boxes = [ctx, Context(second, ctx.board)]
+        try:
+            second.start()
+            second.wait_agent(timeout=300)
+            boxes[1].run("for i in $(seq 300); do systemctl is-active -q grandstand.service && exit 0; sleep 1; done; exit 1", 330)
+            boxes[1].run(f"head -c 4096 /dev/urandom | sha256sum > {MARKER}; sync")
+            markers = [box.run(f"cat {MARKER}").output for box in boxes]
+            before = [booted(box) for box in boxes]
+            license = None
+            for index, box in enumerate(boxes):
+                license = join_venue(box, venue.mac(index), window)
+            for box in boxes:
+                wait(box, "the daemon back with the update channel", lambda m: m.get("channel") == CHANNEL, 120)
+            # The headend announces first; the data starts once both boxes list the channel (they
+            # join its group then: a box that joined late would miss the first blocks). SIGKILL:
+            # no SAP deletion, the real sender announces the same channel again.
+            license = ["--license", f"{license['venueName']}/{license['contentOwner']}/{license['appDeveloper']}"]
+            channel = ["--files", f"{CHANNEL}@{GROUP}:{PORT}={files}"]
+            announcer = venue.send(ctx.sender, license + channel + ["--announce-only"], log_name="announce")
+            for index, box in enumerate(boxes):
+                wait_channel(box, index)
+            announcer.kill()
+            interval = (SYMBOL + 44) * 8 / RATE_BPS
+            sent = time.monotonic()
+            sender = venue.send(ctx.sender, license + channel + [
+                "--file-symbol-size", str(SYMBOL), "--file-block", str(BLOCK), "--file-repair", str(REPAIR),
+                "--file-interval", f"{interval:.6f}", "--count", "1"])
+            if sender.wait(3600) != 0:
+                raise CheckFailed(f"the sender failed: {(run_dir / 'send.log').read_text()[-2000:]}")
+            transmission = time.monotonic() - sent
+            relay = venue.stats()
+            outcomes = follow(boxes, version, timeout=1200)
+            for index, box in enumerate(boxes):
+                expect(booted(box) != before[index], f"box {index + 1} still on slot {before[index]}")
+                expect(box.run(f"cat {MARKER}", expect_ok=False).output == markers[index],
+                       f"box {index + 1}: the data partition's marker changed or vanished")
+        except CheckFailed as failure:
+            raise CheckFailed(f"{failure}\nbox 2 console:\n{second.console_tail(30)}") from None
+        finally:
+            second.poweroff(timeout=30)
+            second.close()
+    size = bundle.stat().st_size
+    losses = ", ".join(f"box {i + 1} lost {v['dropped'] / max(relay['frames'], 1):.1%}" for i, v in enumerate(relay["vms"]))
+    ctx.facts["update-multicast"] = (
+        f"bundle {size / 2**20:.0f} MiB sent once in {transmission:.0f} s at {RATE_BPS / 1e6:.0f} Mbit/s "
+        f"({relay['frames']} frames, {REPAIR}/{BLOCK} repair; {losses}); "
+        + "; ".join(f"box {i + 1}: {o}" for i, o in enumerate(outcomes)))
+
+
+def wait_channel(box, index, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        code, body = mgmt(box, "GET", "/api/v1/channels")
+        if code == 200 and any(c.get("id") == CHANNEL or c.get("name") == CHANNEL for c in json.loads(body).get("channels", [])):
+            return
+        time.sleep(1)
+    raise CheckFailed(f"box {index + 1} did not list channel {CHANNEL!r} within {timeout} s\n{box.unit_log()}")
+
+
+def wait(box, what, predicate, timeout):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = multicast(box)
+        if predicate(last):
+            return last
+        time.sleep(2)
+    raise CheckFailed(f"waited {timeout} s for {what}; multicast status: {last}\n{box.unit_log()}")
+
+
+def follow(boxes, version, timeout):
+    """Each box: heard and installed, rebooted (QEMU exits: -no-reboot) at its turn, powered on
+    again, the new slot running `version` and marked good. Returns a line per box."""
+    deadline = time.monotonic() + timeout
+    state = [{"rebooted": None, "planned": None, "heard": None} for _ in boxes]
+    started = time.monotonic()
+    while time.monotonic() < deadline:
+        done = True
+        for box, s in zip(boxes, state):
+            if s["rebooted"] is None:
+                done = False
+                if box.vm.process.poll() is not None:   # the box rebooted itself
+                    s["rebooted"] = time.monotonic() - started
+                    box.vm.restart(boot_timeout=300)
+                    continue
+                m = multicast(box)
+                if m.get("verdict") in ("refused", "failed"):
+                    raise CheckFailed(f"the bundle was {m['verdict']}: {m.get('reason')}\n{box.unit_log()}")
+                s["heard"] = s["heard"] or ((m.get("lastBundle") or {}).get("version") and time.monotonic() - started)
+                s["planned"] = m.get("rebootAt") or s["planned"]
+            elif "good" not in s:
+                done = False
+                try:
+                    status = update_status(box)
+                except CheckFailed:
+                    continue
+                running = next((x for x in status.get("slots", []) if x.get("state") == "booted"), {})
+                if running.get("bootStatus") == "good" and running.get("version") == version:
+                    s["good"] = time.monotonic() - started
+        if done:
+            return [f"bundle heard {s['heard'] or 0:.0f} s after the transmission, rebooted at "
+                    f"{s['rebooted']:.0f} s (turn {s['planned']}), new slot good at {s['good']:.0f} s" for s in state]
+        time.sleep(2)
+    raise CheckFailed(f"after {timeout} s: {state}; box statuses: {[multicast(b) for b in boxes]}")
