@@ -24,9 +24,12 @@ class CheckFailed(Exception):
     """A check's verdict: what was expected and what the guest showed."""
 
 
-def check(name):
+def check(name, before=None):
+    """Registers a check, run in definition order; `before` puts it ahead of an earlier-defined
+    one (checks of another module that need the running daemon go before "stop")."""
     def register(function):
-        CHECKS.append((name, function))
+        at = next((i for i, (n, _) in enumerate(CHECKS) if n == before), len(CHECKS))
+        CHECKS.insert(at, (name, function))
         return function
     return register
 

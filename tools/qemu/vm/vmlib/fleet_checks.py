@@ -1,0 +1,173 @@
+"""Fleet log upload (docs/fleet.md): the box's systemd-journal-upload, provisioned the operator's
+way (files on the data partition), sends its journal over HTTPS to a systemd-journal-remote that
+runs in another network namespace of the guest (a veth pair), with a CA and certificates made
+here with openssl. Runs before "stop": it needs the daemon to journal."""
+import json
+import time
+
+from .checks import IMAGE_ONLY, SERVICE, CheckFailed, check, expect
+
+FLEET_CHECKS = ["journal-upload"]
+IMAGE_ONLY.update(FLEET_CHECKS)   # the drop-in and helper come with the image's .deb
+RELOADED_ID = "992d142e69f949a48913bc1280039eaa"
+UPLOAD = "systemd-journal-upload.service"
+FLEET = "/var/lib/grandstand/fleet"
+STATE = "/var/lib/grandstand/journal-upload/state"
+NOC = "/run/gs-noc"                 # the test's CA, certificates and the remote's journal (tmpfs)
+NETNS, BOX_IP, REMOTE_IP, PORT = "gsnoc", "10.203.0.1", "10.203.0.2", 19532
+REMOTE = "gs-noc-remote"           # the transient unit running systemd-journal-remote in NETNS
+
+
+def make_pki(ctx):
+    """A CA, the remote's server certificate for its address, the box's client certificate (CN =
+    host name) and an unrelated CA (EC P-256 keys: quick under TCG)."""
+    ec = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
+    ctx.run(f"""set -e; rm -rf {NOC}; mkdir -p {NOC}/remote; cd {NOC}
+openssl req -x509 {ec} -days 2 -subj /CN=noc-ca -keyout ca.key -out ca.pem 2>/dev/null
+openssl req -x509 {ec} -days 2 -subj /CN=other-ca -keyout other-ca.key -out other-ca.pem 2>/dev/null
+issue() {{
+    openssl req {ec} -subj "/CN=$2" -keyout $1.key -out $1.csr 2>/dev/null
+    printf '%s\\n' "$3" > $1.ext
+    openssl x509 -req -in $1.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile $1.ext -out $1.pem 2>/dev/null
+}}
+issue server {REMOTE_IP} 'subjectAltName=IP:{REMOTE_IP}'
+issue box "$(hostname)" 'extendedKeyUsage=clientAuth'
+""", timeout=120)
+
+
+def start_network(ctx):
+    ctx.run(f"""set -e; ip netns del {NETNS} 2>/dev/null || true
+ip netns add {NETNS}
+ip link add gs-noc type veth peer name eth0 netns {NETNS}
+ip addr add {BOX_IP}/24 dev gs-noc && ip link set gs-noc up
+ip -n {NETNS} addr add {REMOTE_IP}/24 dev eth0 && ip -n {NETNS} link set eth0 up && ip -n {NETNS} link set lo up
+""")
+
+
+def start_remote(ctx):
+    """systemd-journal-remote in NETNS over TLS, trusting only the test CA's clients, one journal
+    file per client certificate's host name (--split-mode=host)."""
+    ctx.run(f"systemd-run --unit={REMOTE} -p NetworkNamespacePath=/run/netns/{NETNS} "
+            f"/usr/lib/systemd/systemd-journal-remote --listen-https={REMOTE_IP}:{PORT} "
+            f"--key={NOC}/server.key --cert={NOC}/server.pem --trust={NOC}/ca.pem "
+            f"--output={NOC}/remote/ --split-mode=host")
+    # Listening once curl from the box's side gets past connecting (exit 7: connection refused).
+    ctx.run(f"for i in $(seq 150); do curl -s -o /dev/null -m 2 -k https://{REMOTE_IP}:{PORT}/; [ $? -eq 7 ] || exit 0; "
+            f"sleep 0.2; done; systemctl status {REMOTE} --no-pager; exit 1", timeout=90)
+
+
+def provision(ctx, ca):
+    """The operator's way (docs/fleet.md): url, ca.pem, cert.pem, key.pem in FLEET, then a restart."""
+    ctx.run(f"""set -e; install -d -m 0700 {FLEET}
+echo https://{REMOTE_IP}:{PORT} > {FLEET}/url
+install -m 0600 {NOC}/{ca} {FLEET}/ca.pem
+install -m 0600 {NOC}/box.pem {FLEET}/cert.pem
+install -m 0600 {NOC}/box.key {FLEET}/key.pem
+systemctl restart {UPLOAD}""", timeout=60)
+
+
+def upload_log(ctx, since):
+    return ctx.run(f"journalctl -u {UPLOAD} --since @{since} --no-pager -o cat", expect_ok=False).output
+
+
+def reload_event(ctx):
+    """`systemctl reload grandstand` journals a `reloaded` entry; returns it (journalctl -o json)."""
+    since = ctx.run("date +%s.%N").output.strip()
+    ctx.run(f"systemctl reload {SERVICE}", timeout=60)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        output = ctx.run(f"journalctl -o json --no-pager --since @{since} _SYSTEMD_UNIT={SERVICE} "
+                         f"MESSAGE_ID={RELOADED_ID}").output
+        entries = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+        if entries:
+            return entries[-1]
+        time.sleep(0.5)
+    raise CheckFailed(f"no `reloaded` entry after systemctl reload:\n{ctx.unit_log()}")
+
+
+def remote_entries(ctx, entry):
+    """The remote's copies of a local entry (same MESSAGE_ID and realtime timestamp)."""
+    output = ctx.run(f"journalctl -D {NOC}/remote -o json --no-pager MESSAGE_ID={entry['MESSAGE_ID']} "
+                     f"2>/dev/null || true").output
+    return [e for e in (json.loads(line) for line in output.splitlines() if line.startswith("{"))
+            if e.get("__REALTIME_TIMESTAMP") == entry["__REALTIME_TIMESTAMP"]]
+
+
+def wait_remote(ctx, entry, timeout):
+    """Polls the remote's journal files in the guest until `entry` is there (bounded); returns the
+    seconds from the entry's own timestamp to when the remote had it."""
+    script = (f"end=$(($(date +%s) + {timeout})); while [ $(date +%s) -lt $end ]; do "
+              f"journalctl -D {NOC}/remote -o export --no-pager MESSAGE_ID={entry['MESSAGE_ID']} 2>/dev/null "
+              f"| grep -qx '__REALTIME_TIMESTAMP={entry['__REALTIME_TIMESTAMP']}' && {{ date +%s%6N; exit 0; }}; "
+              f"sleep 0.2; done; exit 1")
+    result = ctx.run(script, timeout=timeout + 30, expect_ok=False)
+    if not result.ok:
+        raise CheckFailed(f"the entry ({entry.get('MESSAGE')!r}) did not reach the journal-remote in {timeout} s:\n"
+                          f"{ctx.run(f'systemctl status {UPLOAD} {REMOTE} --no-pager -l', expect_ok=False).output}")
+    return (int(result.output.strip()) - int(entry["__REALTIME_TIMESTAMP"])) / 1e6
+
+
+def cleanup(ctx):
+    ctx.run(f"systemctl stop {UPLOAD} {REMOTE} 2>/dev/null; systemctl reset-failed {UPLOAD} {REMOTE} 2>/dev/null; "
+            f"rm -rf {FLEET} /var/lib/grandstand/journal-upload {NOC}; ip netns del {NETNS} 2>/dev/null; true",
+            timeout=60, expect_ok=False)
+
+
+@check("journal-upload", before="stop")
+def journal_upload(ctx):
+    """The daemon's entries reach a journal-remote in another namespace over TLS with their fields;
+    a wrong CA is refused (TLS error, nothing arrives); entries journaled while the remote was
+    down arrive once it is back (the cursor on the data partition)."""
+    skipped = ctx.run(f"systemctl show {UPLOAD} -p ConditionResult -p ActiveState").output
+    expect("ConditionResult=no" in skipped and "ActiveState=inactive" in skipped,
+           f"an unprovisioned box must skip the upload (ConditionPathExists): {skipped}")
+    try:
+        make_pki(ctx)
+        start_network(ctx)
+        start_remote(ctx)
+
+        # A CA that did not issue the remote's certificate: the TLS handshake fails, nothing arrives.
+        since = ctx.run("date +%s").output.strip()
+        provision(ctx, "other-ca.pem")
+        deadline = time.monotonic() + 60
+        while "certificate" not in upload_log(ctx, since).lower() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        log = upload_log(ctx, since)
+        expect("certificate" in log.lower(), f"no TLS certificate error from {UPLOAD} with a wrong CA:\n{log}")
+        files = ctx.run(f"ls {NOC}/remote").output.split()
+        expect(not files, f"the remote wrote {files} although the box's CA was wrong")
+        refused = next(line for line in log.splitlines() if "certificate" in line.lower())
+
+        # The right CA: the whole journal goes up, then a fresh event arrives with its fields.
+        provision(ctx, "ca.pem")
+        entry = reload_event(ctx)
+        latency = wait_remote(ctx, entry, 120)
+        copy = remote_entries(ctx, entry)[0]
+        machine_id = ctx.run("cat /etc/machine-id").output.strip()
+        hostname = ctx.run("hostname").output.strip()
+        for field, value in (("MESSAGE_ID", RELOADED_ID), ("_SYSTEMD_UNIT", SERVICE), ("GRANDSTAND_EVENT", "reloaded"),
+                             ("SYSLOG_IDENTIFIER", "grandstand"), ("_MACHINE_ID", machine_id), ("_HOSTNAME", hostname),
+                             ("_BOOT_ID", entry.get("_BOOT_ID")), ("MESSAGE", entry.get("MESSAGE"))):
+            expect(copy.get(field) == value, f"remote copy has {field}={copy.get(field)!r}, expected {value!r}")
+        state = ctx.run(f"findmnt -no TARGET -T {STATE}; cat {STATE}", expect_ok=False).output
+        expect(state.startswith("/var/lib/grandstand\n") and "LAST_CURSOR=" in state,
+               f"no upload cursor on the data partition: {state}")
+
+        # Remote down: an event waits in the box's journal; back up: it arrives, once.
+        since = ctx.run("date +%s").output.strip()
+        ctx.run(f"systemctl stop {REMOTE}", timeout=60)
+        offline = reload_event(ctx)
+        deadline = time.monotonic() + 60
+        while "failed" not in upload_log(ctx, since) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        expect("failed" in upload_log(ctx, since), f"no failed upload while the remote was down:\n{upload_log(ctx, since)}")
+        expect(not remote_entries(ctx, offline), "an entry arrived while the remote was stopped")
+        start_remote(ctx)
+        back = time.monotonic()
+        resumed = wait_remote(ctx, offline, 120)
+        expect(len(remote_entries(ctx, entry)) == 1, "the first event was uploaded twice after the resume")
+        ctx.facts["journal-upload"] = (f"latency {latency:.2f} s event to remote; wrong CA refused ({refused.strip()[:120]}); "
+                                       f"offline entry arrived {resumed:.1f} s after it was journaled, "
+                                       f"{time.monotonic() - back:.1f} s after the remote was back")
+    finally:
+        cleanup(ctx)
