@@ -56,14 +56,14 @@ def start_remote(ctx):
             f"sleep 0.2; done; systemctl status {REMOTE} --no-pager; exit 1", timeout=90)
 
 
-def provision(ctx, ca):
+def provision(ctx, ca, url=f"https://{REMOTE_IP}:{PORT}"):
     """The operator's way (docs/fleet.md): url, ca.pem, cert.pem, key.pem in FLEET, then a restart."""
     ctx.run(f"""set -e; install -d -m 0700 {FLEET}
-echo https://{REMOTE_IP}:{PORT} > {FLEET}/url
+echo {url} > {FLEET}/url
 install -m 0600 {NOC}/{ca} {FLEET}/ca.pem
 install -m 0600 {NOC}/box.pem {FLEET}/cert.pem
 install -m 0600 {NOC}/box.key {FLEET}/key.pem
-systemctl restart {UPLOAD}""", timeout=60)
+systemctl reset-failed {UPLOAD}; systemctl restart {UPLOAD} || true""", timeout=60)
 
 
 def upload_log(ctx, since):
@@ -118,13 +118,20 @@ def journal_upload(ctx):
     """The daemon's entries reach a journal-remote in another namespace over TLS with their fields;
     a wrong CA is refused (TLS error, nothing arrives); entries journaled while the remote was
     down arrive once it is back (the cursor on the data partition)."""
-    skipped = ctx.run(f"systemctl show {UPLOAD} -p ConditionResult -p ActiveState").output
-    expect("ConditionResult=no" in skipped and "ActiveState=inactive" in skipped,
-           f"an unprovisioned box must skip the upload (ConditionPathExists): {skipped}")
+    skipped = ctx.run(f"systemctl show {UPLOAD} -p UnitFileState -p ConditionResult -p ActiveState").output
+    expect(all(f in skipped.split() for f in ("UnitFileState=enabled", "ConditionResult=no", "ActiveState=inactive")),
+           f"an unprovisioned box must have the upload enabled but skipped (ConditionPathExists): {skipped}")
     try:
         make_pki(ctx)
         start_network(ctx)
         start_remote(ctx)
+
+        # A provisioning mistake stops the unit with one line naming the file (exit 78, no retries).
+        provision(ctx, "ca.pem", url=f"http://{REMOTE_IP}:{PORT}")
+        props = ctx.run(f"systemctl show {UPLOAD} -p ActiveState -p ExecMainStatus -p NRestarts").output.split()
+        log = ctx.run(f"journalctl -u {UPLOAD} -n 5 --no-pager -o cat").output
+        expect("ActiveState=failed" in props and "ExecMainStatus=78" in props and "NRestarts=0" in props
+               and f"{FLEET}/url must be the https:// URL" in log, f"an http:// URL gave {props}:\n{log}")
 
         # A CA that did not issue the remote's certificate: the TLS handshake fails, nothing arrives.
         since = ctx.run("date +%s").output.strip()
