@@ -128,6 +128,7 @@ def journal_upload(ctx):
 
         # A provisioning mistake stops the unit with one line naming the file (exit 78, no retries).
         provision(ctx, "ca.pem", url=f"http://{REMOTE_IP}:{PORT}")
+        ctx.run(f"for i in $(seq 150); do systemctl is-failed -q {UPLOAD} && break; sleep 0.2; done", timeout=60)
         props = ctx.run(f"systemctl show {UPLOAD} -p ActiveState -p ExecMainStatus -p NRestarts").output.split()
         log = ctx.run(f"journalctl -u {UPLOAD} -n 5 --no-pager -o cat").output
         expect("ActiveState=failed" in props and "ExecMainStatus=78" in props and "NRestarts=0" in props
