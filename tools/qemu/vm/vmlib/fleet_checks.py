@@ -194,7 +194,7 @@ def measure_quiet(ctx, seconds):
     end = ctx.run(f"date +%s; du -b {NOC}/remote | tail -n1 | cut -f1").output.split()
     window = f"--since @{start[0]} --until @{end[0]}"
     exported = int(ctx.run(f"journalctl {window} -o export --no-pager | wc -c").output.strip())
-    entries = int(ctx.run(f"journalctl {window} -o cat --no-pager | wc -l").output.strip())
+    entries = int(ctx.run(f"journalctl {window} -q -o json --no-pager | wc -l").output.strip())
     per_hour = 3600 / (int(end[0]) - int(start[0]))
     return (f"idle {int(end[0]) - int(start[0])} s: {entries} entries, {exported} B export format "
             f"(≈{exported * per_hour / 1024:.0f} KiB/h), remote files grew {int(end[1]) - int(start[1])} B")
