@@ -46,15 +46,17 @@ ip -n {NETNS} addr add {REMOTE_IP}/24 dev eth0 && ip -n {NETNS} link set eth0 up
 
 
 def start_remote(ctx):
-    """systemd-journal-remote in NETNS over TLS, trusting only the test CA's clients, one journal
-    file per client certificate's host name (--split-mode=host)."""
+    """systemd-journal-remote in NETNS over TLS with the test CA's server certificate. Debian
+    builds it without GnuTLS, so it has no --trust= and does not check client certificates
+    (docs/fleet.md, "The NOC side"); the box presents its own anyway."""
     ctx.run(f"systemd-run --unit={REMOTE} -p NetworkNamespacePath=/run/netns/{NETNS} "
             f"/usr/lib/systemd/systemd-journal-remote --listen-https={REMOTE_IP}:{PORT} "
-            f"--key={NOC}/server.key --cert={NOC}/server.pem --trust={NOC}/ca.pem "
-            f"--output={NOC}/remote/ --split-mode=host")
+            f"--key={NOC}/server.key --cert={NOC}/server.pem --output={NOC}/remote/")
     # Listening once curl from the box's side gets past connecting (exit 7: connection refused).
-    ctx.run(f"for i in $(seq 150); do curl -s -o /dev/null -m 2 -k https://{REMOTE_IP}:{PORT}/; [ $? -eq 7 ] || exit 0; "
-            f"sleep 0.2; done; systemctl status {REMOTE} --no-pager; exit 1", timeout=90)
+    result = ctx.run(f"for i in $(seq 100); do systemctl is-active -q {REMOTE} || break; "
+                     f"curl -s -o /dev/null -m 5 -k https://{REMOTE_IP}:{PORT}/; [ $? -eq 7 ] || exit 0; sleep 0.2; done; "
+                     f"systemctl status {REMOTE} --no-pager -l; exit 1", timeout=120, expect_ok=False)
+    expect(result.ok, f"systemd-journal-remote did not listen on {REMOTE_IP}:{PORT}:\n{result.output}")
 
 
 def provision(ctx, ca, url=f"https://{REMOTE_IP}:{PORT}"):
