@@ -4,7 +4,10 @@ runs in another network namespace of the guest (a veth pair), with a CA and cert
 here with openssl. Runs before "stop": it needs the daemon to journal."""
 import json
 import os
+import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 from .checks import IMAGE_ONLY, SERVICE, CheckFailed, check, expect
 
@@ -21,19 +24,26 @@ REMOTE = "gs-noc-remote"           # the transient unit running systemd-journal-
 
 def make_pki(ctx):
     """A CA, the remote's server certificate for its address, the box's client certificate (CN =
-    host name) and an unrelated CA (EC P-256 keys: quick under TCG)."""
-    ec = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
-    ctx.run(f"""set -e; rm -rf {NOC}; mkdir -p {NOC}/remote; cd {NOC}
-openssl req -x509 {ec} -days 2 -subj /CN=noc-ca -keyout ca.key -out ca.pem 2>/dev/null
-openssl req -x509 {ec} -days 2 -subj /CN=other-ca -keyout other-ca.key -out other-ca.pem 2>/dev/null
-issue() {{
-    openssl req {ec} -subj "/CN=$2" -keyout $1.key -out $1.csr 2>/dev/null
-    printf '%s\\n' "$3" > $1.ext
-    openssl x509 -req -in $1.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile $1.ext -out $1.pem 2>/dev/null
-}}
-issue server {REMOTE_IP} 'subjectAltName=IP:{REMOTE_IP}'
-issue box "$(hostname)" 'extendedKeyUsage=clientAuth'
-""", timeout=120)
+    the guest's host name) and an unrelated CA, made with openssl on the host (native: seconds
+    saved under TCG) and written to NOC in the guest."""
+    hostname = ctx.run("hostname").output.strip()
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    with tempfile.TemporaryDirectory() as work:
+        def openssl(*args):
+            subprocess.run(["openssl", *args], cwd=work, check=True, capture_output=True)
+
+        for ca in ("ca", "other-ca"):
+            openssl("req", "-x509", *ec, "-days", "2", "-subj", f"/CN=noc-{ca}", "-keyout", f"{ca}.key", "-out", f"{ca}.pem")
+        for name, cn, extension in (("server", REMOTE_IP, f"subjectAltName=IP:{REMOTE_IP}"),
+                                    ("box", hostname, "extendedKeyUsage=clientAuth")):
+            Path(work, f"{name}.ext").write_text(extension + "\n")
+            openssl("req", *ec, "-subj", f"/CN={cn}", "-keyout", f"{name}.key", "-out", f"{name}.csr")
+            openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                    "-days", "2", "-extfile", f"{name}.ext", "-out", f"{name}.pem")
+        files = {f: Path(work, f).read_text() for f in ("ca.pem", "other-ca.pem", "server.pem", "server.key", "box.pem", "box.key")}
+    script = f"set -e; rm -rf {NOC}; mkdir -p {NOC}/remote; umask 077\n"
+    script += "".join(f"cat > {NOC}/{name} <<'PEM'\n{text}PEM\n" for name, text in files.items())
+    ctx.run(script)
 
 
 def start_network(ctx):
@@ -201,6 +211,7 @@ def measure_quiet(ctx, seconds):
     """A measurement, off by default (GRANDSTAND_VM_JOURNAL_QUIET=SECONDS): what an idle box journals
     and uploads over SECONDS, in journal export format (what journal-upload sends) and in the
     remote's file."""
+    boot = ctx.run("journalctl -b -q -o json --no-pager | wc -l; journalctl -b -o export --no-pager | wc -c").output.split()
     start = ctx.run(f"date +%s; du -b {NOC}/remote | tail -n1 | cut -f1").output.split()
     time.sleep(seconds)   # the measured idle window itself, not a wait for an event
     end = ctx.run(f"date +%s; du -b {NOC}/remote | tail -n1 | cut -f1").output.split()
@@ -209,4 +220,5 @@ def measure_quiet(ctx, seconds):
     entries = int(ctx.run(f"journalctl {window} -q -o json --no-pager | wc -l").output.strip())
     per_hour = 3600 / (int(end[0]) - int(start[0]))
     return (f"idle {int(end[0]) - int(start[0])} s: {entries} entries, {exported} B export format "
-            f"(≈{exported * per_hour / 1024:.0f} KiB/h), remote files grew {int(end[1]) - int(start[1])} B")
+            f"(≈{exported * per_hour / 1024:.0f} KiB/h), remote files grew {int(end[1]) - int(start[1])} B; "
+            f"this boot so far {boot[0]} entries, {int(boot[1]) // 1024} KiB export format, remote files {int(start[1]) // 1024} KiB")
