@@ -2,7 +2,8 @@
 
 Each check is a function taking the Context; it raises CheckFailed with a readable reason.
 To add one: write `@check("name")` above a function here (order of definition is run order;
-put checks that need a running daemon before "stop"). Use ctx.vm.run(script) for guest
+put checks that need a running daemon before "stop"; another module's checks say
+`@check("name", before="stop")`, e.g. fleet_checks.py). Use ctx.vm.run(script) for guest
 commands, ctx.service() for the unit's properties, ctx.journal(...) for structured entries.
 """
 import json
