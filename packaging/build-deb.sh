@@ -111,7 +111,7 @@ Architecture: $arch
 Maintainer: Grandstand builders <builders@grandstand.invalid>
 Installed-Size: $size
 Depends: $depends, systemd, init-system-helpers (>= 1.54~)
-Recommends: systemd-journal-remote
+Recommends: systemd-journal-remote, openssl
 Section: net
 Priority: optional
 Homepage: https://grandstand.invalid/
