@@ -36,9 +36,9 @@ mkdir -p "$root/DEBIAN" "$doc"
 install -D -m 0755 "$binary" "$root/usr/bin/grandstand"
 # As dh_strip: no symbols or debug info in the package (the cross build already strips).
 "$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/grandstand"
-while read -r from to; do
+while read -r from to mode; do
     case $from in ''|'#'*) continue ;; esac
-    install -D -m 0644 "$overlay/$from" "$root$to"
+    install -D -m "${mode:-0644}" "$overlay/$from" "$root$to"
 done < "$pkg_dir/overlay-map.txt"
 for b in "$repo"/board/*/board.json; do
     install -D -m 0644 "$b" "$root/usr/share/grandstand/boards/$(basename "$(dirname "$b")").json"
@@ -111,7 +111,7 @@ Architecture: $arch
 Maintainer: Grandstand builders <builders@grandstand.invalid>
 Installed-Size: $size
 Depends: $depends, systemd, init-system-helpers (>= 1.54~)
-Recommends: systemd-journal-remote
+Recommends: systemd-journal-remote, openssl
 Section: net
 Priority: optional
 Homepage: https://grandstand.invalid/

@@ -15,7 +15,8 @@ for deb in "$@"; do
              /usr/lib/udev/rules.d/60-grandstand-gpio.rules /usr/lib/sysusers.d/grandstand.conf \
              /usr/lib/tmpfiles.d/grandstand.conf /usr/share/man/man8/grandstand.8.gz \
              /usr/share/doc/grandstand/copyright /usr/share/doc/grandstand/changelog.gz \
-             /usr/share/grandstand/boards/rpi4.json; do
+             /usr/share/grandstand/boards/rpi4.json /usr/lib/grandstand/fleet-journal-upload \
+             /usr/lib/systemd/system/systemd-journal-upload.service.d/grandstand.conf; do
         grep -qx "$f" <<< "$files" || bad "missing $f"
     done
     ctl=$(mktemp -d)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from vmlib import board_image, bundles, checks, image, multicast_update_check, update_checks  # noqa: E402
+from vmlib import board_image, bundles, checks, fleet_checks, image, multicast_update_check, update_checks  # noqa: E402
 from vmlib.venue import VenueSegment  # noqa: E402
 from vmlib.machine import Machine, MachineError  # noqa: E402
 
@@ -157,7 +157,7 @@ def command_test(args, cache):
             try:
                 function(ctx)
                 say(f"PASS {name} ({time.monotonic() - check_started:.1f} s)")
-                for key in ("status-text", "exposure", "boot-order", "wifi", "reports", *update_checks.UPDATE_CHECKS):  # measurements worth a line
+                for key in ("status-text", "exposure", "boot-order", "wifi", "reports", *fleet_checks.FLEET_CHECKS, *update_checks.UPDATE_CHECKS):  # measurements worth a line
                     if key in ctx.facts and ctx.facts[key] != known.get(key):
                         say(f"  {key}: {ctx.facts[key]}")
             except checks.CheckFailed as failure:

@@ -2,7 +2,8 @@
 
 Each check is a function taking the Context; it raises CheckFailed with a readable reason.
 To add one: write `@check("name")` above a function here (order of definition is run order;
-put checks that need a running daemon before "stop"). Use ctx.vm.run(script) for guest
+put checks that need a running daemon before "stop"; another module's checks say
+`@check("name", before="stop")`, e.g. fleet_checks.py). Use ctx.vm.run(script) for guest
 commands, ctx.service() for the unit's properties, ctx.journal(...) for structured entries.
 """
 import json
@@ -24,9 +25,12 @@ class CheckFailed(Exception):
     """A check's verdict: what was expected and what the guest showed."""
 
 
-def check(name):
+def check(name, before=None):
+    """Registers a check, run in definition order; `before` puts it ahead of an earlier-defined
+    one (checks of another module that need the running daemon go before "stop")."""
     def register(function):
-        CHECKS.append((name, function))
+        at = next((i for i, (n, _) in enumerate(CHECKS) if n == before), len(CHECKS))
+        CHECKS.insert(at, (name, function))
         return function
     return register
 
