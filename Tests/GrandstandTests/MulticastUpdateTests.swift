@@ -5,6 +5,7 @@ import GrandstandCore
 @testable import GrandstandIngest
 @testable import GrandstandOperations
 import GrandstandRuntime
+import RAUC
 @testable import GrandstandServing
 @testable import GrandstandStreamer
 
@@ -60,15 +61,30 @@ import GrandstandRuntime
                                              message: "signature verification failed: unable to get local issuer certificate")),
     ]
 
-    struct Box {
+    final class Box: Sendable {
         let service: UpdateService
         let rauc: FakeRAUC
         let events: EventLog
         let clock: ManualClock
         let files: FileChannels
         let state: String
-        let reboots: Mutex<Int>
-        let viewers: Mutex<Int>
+        init(_ counters: Counters, service: UpdateService, rauc: FakeRAUC, events: EventLog, clock: ManualClock, files: FileChannels, state: String) {
+            self.service = service
+            self.rauc = rauc
+            self.events = events
+            self.clock = clock
+            self.files = files
+            self.state = state
+            self.counters = counters
+        }
+        let counters: Counters
+        func rebootCount() -> Int { counters.reboots.withLock { $0 } }
+        func watching(_ count: Int) { counters.viewers.withLock { $0 = count } }
+    }
+
+    final class Counters: Sendable {
+        let reboots = Mutex(0)
+        let viewers = Mutex(0)
     }
 
     /// A box listening on channel `c-cast` with `rollout` (the update.multicast JSON members).
@@ -78,12 +94,12 @@ import GrandstandRuntime
             {"license":{"venueName":"V","contentOwner":"O","appDeveloper":"D"},"update":{"multicast":{"channel":"c-cast",\(rollout)}}}
             """.utf8))
         let clock = ManualClock(), events = EventLog(stderrOnly: true), rauc = FakeRAUC(bundles: fake)
-        let reboots = Mutex(0), viewers = Mutex(0)
-        let inputs = MulticastInputs(inspector: rauc, viewers: { viewers.withLock { $0 } }, boxKey: boxKey, runningVersion: "0.1.0",
-                                     incomingDirectory: state + "/update-incoming")
+        let counters = Counters()
+        let inputs = MulticastInputs(inspector: rauc, viewers: { counters.viewers.withLock { $0 } }, boxKey: boxKey,
+                                     runningVersion: "0.1.0", incomingDirectory: state + "/update-incoming")
         let service = UpdateService(config: config, updater: rauc, events: events, clock: clock, recordPath: state + "/update.json",
                                     pollSeconds: 1, multicast: inputs, health: { ServiceState(reasons: []) },
-                                    requestReboot: { reboots.withLock { $0 += 1 } })
+                                    requestReboot: { counters.reboots.withLock { $0 += 1 } })
         // The daemon's wiring: the file channel's stored bundles reach the update service.
         let files = FileChannels()
         files.sink = DirectoryFileSink(root: state + "/files")
@@ -91,7 +107,7 @@ import GrandstandRuntime
             guard id == "c-cast", file.path.hasSuffix(".raucb") else { return }
             service.heard(path: file.localPath, identity: "\(file.localPath) \(file.size) \(file.etag)")
         }
-        return Box(service: service, rauc: rauc, events: events, clock: clock, files: files, state: state, reboots: reboots, viewers: viewers)
+        return Box(counters, service: service, rauc: rauc, events: events, clock: clock, files: files, state: state)
     }
 
     /// Two carousel rounds of `files` through the ingest pipeline into the box's file channel.
@@ -140,8 +156,10 @@ import GrandstandRuntime
         defer { box.service.stop() }
         box.clock.waitForSleepers(1)
         try Self.send([Self.bundle("grandstand-0.2.0.raucb", "good bundle"), Self.bundle("readme.txt", "not a bundle")], to: box)
+        // Inspected on the service's next round (it polls every 6 s while idle), installed at once,
+        // seen written on the round after.
         let installed = Self.step(box, seconds: 30) { box.service.status.multicast?.verdict == "installed" }
-        #expect(installed < 5)
+        #expect(installed <= 8)
         #expect(box.rauc.installs.count == 1 && box.rauc.installs.first?.hasPrefix(box.state + "/update-incoming/") == true)
         #expect(box.rauc.inspections.filter { $0 == "good bundle" }.count == 2)   // heard once (+ the fake's own read to install)
         #expect(box.events.hub.recentKinds.contains("update-heard") && box.events.hub.recentKinds.contains("update-installed"))
@@ -150,8 +168,8 @@ import GrandstandRuntime
         // The ManualClock starts on an hour (2026-01-01 00:00 UTC): the turn is 120 s into it.
         let turn: Int64 = 1_767_225_600 + 120
         #expect(box.service.status.multicast?.rebootAt == turn)
-        #expect(box.reboots.withLock { $0 } == 0)
-        let rebooted = Self.step(box, seconds: 200) { box.reboots.withLock { $0 } > 0 }
+        #expect(box.rebootCount() == 0)
+        let rebooted = Self.step(box, seconds: 200) { box.rebootCount() > 0 }
         #expect(box.clock.wallNanoseconds() / 1_000_000_000 >= turn && box.clock.wallNanoseconds() / 1_000_000_000 <= turn + 2, "after \(rebooted) s")
         #expect(box.service.status.multicast?.verdict == "rebooting")
         // The carousel repeats: the same stored file is not inspected again, nothing installs twice.
@@ -168,19 +186,20 @@ import GrandstandRuntime
         // The ManualClock's day starts at 00:00 UTC: the window opens 60 s later.
         let box = try Self.box(#""windows":["00:01-02:00"],"maxViewers":2,"staggerSeconds":0"#)
         defer { try? FileManager.default.removeItem(atPath: box.state) }
-        box.viewers.withLock { $0 = 5 }
+        box.watching(5)
         try box.service.start()
         defer { box.service.stop() }
         box.clock.waitForSleepers(1)
         try Self.send([Self.bundle("b.raucb", "good bundle")], to: box)
-        _ = Self.step(box, seconds: 5) { false }
-        #expect(box.service.status.multicast?.verdict == "accepted")
+        let accepted = Self.step(box, seconds: 10) { box.service.status.multicast?.verdict == "accepted" }
+        #expect(accepted <= 7)
+        _ = Self.step(box, seconds: 1) { false }
         #expect(box.service.status.multicast?.waiting == "outside the update windows")
-        _ = Self.step(box, seconds: 70) { false }
-        #expect(box.service.status.multicast?.waiting == "5 fans watching")
+        let opened = Self.step(box, seconds: 80) { box.service.status.multicast?.waiting == "5 fans watching" }
+        #expect(accepted + 1 + opened >= 60 && accepted + 1 + opened <= 62)
         #expect(box.rauc.installs.isEmpty)
-        box.viewers.withLock { $0 = 2 }
-        let elapsed = Self.step(box, seconds: 10) { box.reboots.withLock { $0 } > 0 }
+        box.watching(2)
+        let elapsed = Self.step(box, seconds: 10) { box.rebootCount() > 0 }
         #expect(elapsed < 10)
         #expect(box.rauc.installs.count == 1)
     }
@@ -210,7 +229,7 @@ import GrandstandRuntime
         let multicast = try #require(box.service.status.multicast)
         #expect(multicast.verdict == "refused" && multicast.bundlesRefused == 1)
         #expect(multicast.reason?.contains(c.reason) == true, "\(multicast.reason ?? "")")
-        #expect(box.rauc.installs.isEmpty && box.reboots.withLock { $0 } == 0)
+        #expect(box.rauc.installs.isEmpty && box.rebootCount() == 0)
         // Journaled once (as the event stream shows it: the same fields), with the reason.
         let refused = box.events.hub.recentText.filter { $0.contains("event: update-refused\n") }
         #expect(refused.count == 1)

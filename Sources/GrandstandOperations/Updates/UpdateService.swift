@@ -86,11 +86,10 @@ public final class UpdateService: Sendable {
     }
 
     /// A file stored on the update channel (called on the capture thread): inspected, and maybe
-    /// installed, on the update thread. `identity` tells stored versions apart (path, size, ETag).
+    /// installed, on the update thread's next round (within six polls: bundles are rare).
+    /// `identity` tells stored versions apart (path, size, ETag).
     public func heard(path: String, identity: String) {
-        guard let multicast else { return }
-        multicast.heard(path: path, identity: identity)
-        thread.withLock { $0?.stopSignal.wake() }
+        multicast?.heard(path: path, identity: identity)
     }
 
     /// Reads the slots, settles a record left by the previous boot (rolled back?), starts the thread.
