@@ -17,7 +17,13 @@ public struct RAUCInstaller: Sendable {
         public var facts: [String: String]
     }
 
-    public init() {}
+    /// The bus to use instead of the system bus (`unix:path=…`): a private bus with its own
+    /// `rauc service`, as the host tests run one.
+    public let busAddress: String?
+
+    public init(busAddress: String? = nil) {
+        self.busAddress = busAddress
+    }
 
     /// Starts installing `source` (a path or an http(s) URL RAUC streams from); returns when RAUC
     /// has accepted the job. Progress and outcome: `operation`, `progress`, `lastError`.
@@ -95,8 +101,15 @@ public struct RAUCInstaller: Sendable {
 
     private func withBus<T>(_ body: (OpaquePointer) throws(BusError) -> T) throws(BusError) -> T {
         var bus: OpaquePointer?
-        try BusError.check(sd_bus_open_system(&bus), "sd_bus_open_system")
         defer { sd_bus_flush_close_unref(bus) }
+        if let busAddress {
+            try BusError.check(sd_bus_new(&bus), "sd_bus_new")
+            try BusError.check(busAddress.withCString { sd_bus_set_address(bus, $0) }, "sd_bus_set_address \(busAddress)")
+            try BusError.check(sd_bus_set_bus_client(bus, 1), "sd_bus_set_bus_client")
+            try BusError.check(sd_bus_start(bus), "sd_bus_start \(busAddress)")
+        } else {
+            try BusError.check(sd_bus_open_system(&bus), "sd_bus_open_system")
+        }
         guard let bus else { throw BusError("sd_bus_open_system", errno: ENOTCONN) }
         return try body(bus)
     }

@@ -117,13 +117,15 @@ final class MulticastUpdates: Sendable {
     }
 
     /// One round of the update thread at wall-clock `now` (Unix seconds). `installing`: RAUC is
-    /// writing a slot (it inspects nothing meanwhile); `install` starts one and returns its error.
-    func round(now: Double, slots: [SlotStatus], installing: Bool, install: (String) -> String?, reboot: () -> Void) {
+    /// writing a slot (it inspects nothing meanwhile); `installed`: an update (from HTTP, say) was
+    /// written and waits for its reboot; `install` starts one and returns its error.
+    func round(now: Double, slots: [SlotStatus], installing: Bool, installed: Bool, install: (String) -> String?, reboot: () -> Void) {
         if !installing {
             for heard in queue.withLock({ queue in defer { queue.removeAll() }; return queue }) { inspect(heard, now: now, slots: slots) }
         }
         let booted = slots.first { $0.state == "booted" }
         let busy = installing ? "an installation is running"
+            : installed ? "an installed update waits for its reboot"
             : booted.map { $0.bootStatus != "good" ? "the booted slot \($0.name) is on trial (not yet marked good)" : nil } ?? "no booted slot known"
         let action = rollout.withLock { $0.tick(nowUnixSeconds: Int64(now), viewers: inputs.viewers(), busy: busy) }
         switch action {
@@ -185,7 +187,13 @@ final class MulticastUpdates: Sendable {
             let info = try inputs.inspector.inspect(path)
             bundle = MulticastRollout.Bundle(key: info.manifestHash.isEmpty ? heard.identity : info.manifestHash, path: path,
                                              compatible: info.compatible, version: info.version)
-            action = rollout.withLock { $0.verified(bundle, system: system) }
+            let (replaced, verdict) = rollout.withLock { rollout in
+                let waiting = rollout.pending
+                let action = rollout.verified(bundle, system: system)
+                return (waiting != nil && rollout.pending != waiting ? waiting : nil, action)
+            }
+            if let replaced { removeLink(replaced.path) }   // a newer bundle took its place
+            action = verdict
         } catch {
             action = rollout.withLock { $0.unverified(key: heard.identity, reason: "\(error)") }
         }

@@ -151,8 +151,8 @@ public final class UpdateService: Sendable {
     /// The multicast rollout's round: inspect what was heard, install or reboot when it says so.
     private func roundMulticast() {
         guard let multicast else { return }
-        let (slots, installing) = state.withLock { ($0.slots, $0.phase == "installing") }
-        multicast.round(now: Double(clock.wallNanoseconds()) / 1e9, slots: slots, installing: installing, install: { path in
+        let (slots, installing, installed) = state.withLock { ($0.slots, $0.phase == "installing", $0.lastResult == "installed") }
+        multicast.round(now: Double(clock.wallNanoseconds()) / 1e9, slots: slots, installing: installing, installed: installed, install: { path in
             if case .failure(let refusal) = install(path, reboot: false) { return refusal.description }
             return nil
         }, reboot: requestReboot)
