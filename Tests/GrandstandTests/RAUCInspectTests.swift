@@ -33,8 +33,22 @@ import TestSupport
         try #require(result.status == 0, "rauc bundle: \(result.stderr)")
     }
 
-    static func start(_ path: String, _ arguments: [String], environment: [String: String] = [:], log: String) throws -> Process {
+    /// A running helper; `stop()` ends it (SIGKILL: nothing of it is kept) and waits for its exit.
+    final class Helper: @unchecked Sendable {
         let process = Process()
+        let exited = DispatchSemaphore(value: 0)
+
+        func stop() {
+            kill(process.processIdentifier, SIGKILL)
+            exited.wait()
+        }
+    }
+
+    static func start(_ path: String, _ arguments: [String], environment: [String: String] = [:], log: String) throws -> Helper {
+        let helper = Helper()
+        let process = helper.process
+        let exited = helper.exited
+        process.terminationHandler = { _ in exited.signal() }
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -43,7 +57,7 @@ import TestSupport
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
-        return process
+        return helper
     }
 
     @Test(.enabled(if: available)) func inspectsAndVerifiesThroughARealRAUC() throws {
@@ -75,11 +89,11 @@ import TestSupport
 
             """.utf8).write(to: URL(fileURLWithPath: dir + "/system.conf"))
         let daemon = try Self.start("/usr/bin/dbus-daemon", ["--nofork", "--config-file=\(dir)/bus.conf"], log: dir + "/dbus.log")
-        defer { daemon.terminate(); daemon.waitUntilExit() }
+        defer { daemon.stop() }
         try waitFor("the private bus", timeout: 30) { access(dir + "/bus", F_OK) == 0 }
         let service = try Self.start("/usr/bin/rauc", ["service", "--conf=\(dir)/system.conf", "--mount=\(dir)/mnt", "--override-boot-slot=A"],
                                      environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus], log: dir + "/rauc.log")
-        defer { service.terminate(); service.waitUntilExit() }
+        defer { service.stop() }
         let rauc = RAUCInstaller(busAddress: bus)
         try waitFor("rauc service on the bus", timeout: 30) { (try? rauc.systemCompatible()) == "grandstand-test" }
 
@@ -88,12 +102,13 @@ import TestSupport
         // Inspection does not judge the compatible string (the update side does): described as is.
         let other = try rauc.inspect(dir + "/rpi4.raucb")
         #expect(other.compatible == "grandstand-rpi4" && other.version == "0.3.0")
-        // Another CA's signature: refused with RAUC's reason.
+        // Another CA's signature: refused. InspectBundle (RAUC ≥ 1.9, trixie) gives the reason
+        // (`signature verification failed: …`); 1.8's legacy Info only says "rauc info error".
         #expect {
             _ = try rauc.inspectBundle(dir + "/foreign.raucb")
         } throws: { error in
             let message = (error as? BusError)?.message ?? ""
-            return message.contains("signature") || message.contains("issuer")
+            return message.contains("signature") || message.contains("issuer") || message == "rauc info error"
         }
         #expect(throws: BusError.self) { _ = try rauc.inspectBundle(dir + "/missing.raucb") }
     }
