@@ -144,7 +144,7 @@ let package = Package(
         // The service libraries and the daemon, end to end on real sockets, processes and tools.
         .testTarget(name: "GrandstandTests", dependencies: ["GrandstandCore", "GrandstandRuntime", "GrandstandOperations", "GrandstandIngest",
                                                       "GrandstandServing", "GrandstandServices", "GrandstandStreamer", "GrandstandDaemon",
-                                                      "Multicast", "HTTPClient", "CurlHTTP", "HTTPServer", "SRT", "TestSupport"]),
+                                                      "Multicast", "HTTPClient", "CurlHTTP", "HTTPServer", "SRT", "RAUC", "TestSupport"]),
         // The command line: the built `grandstand` binary run as a process (help, version, exit codes).
         .testTarget(name: "GrandstandCommandTests", dependencies: ["TestSupport"]),
     ]

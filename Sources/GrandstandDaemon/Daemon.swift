@@ -131,7 +131,14 @@ public final class Daemon {
         var managementRoutes = ManagementRoutes(runtime: runtime, status: report, gateway: gateway, ingest: snapshot)
         managementRoutes.followers = followers
         let eventRoutes = ManagementEventRoutes(hub: events.hub) { StatusReport.serviceJSON(health.snapshot) }
-        let updates = makeUpdates(health: health)
+        let updates = makeUpdates(health: health, viewers: { fan.statistics.connections })
+        if let updates, let channel = config.update.multicast?.channel {
+            // Bundles stored on the update channel go to the update thread (inspected there).
+            gateway.files.observeStored { id, file in
+                guard id == channel, file.path.hasSuffix(".raucb") else { return }
+                updates.heard(path: file.localPath, identity: "\(file.localPath) \(file.size) \(file.etag)")
+            }
+        }
         managementRoutes.more = healthRoutes.routes + eventRoutes.routes + (cache.map { CacheRoutes(cache: $0).routes } ?? [])
             + UpdateRoutes(service: updates).routes
         managementRoutes.statsExtra = WiFiStatus(config: config) { health.snapshot.state.inVenue }.members
@@ -168,7 +175,7 @@ public final class Daemon {
         }
         ingestSlot.live = live
         health.setLifecycle(.running)
-        reporter = startReporter()
+        reporter = startReporter(updates: updates)
         do {
             try updates?.start()
             self.updates = updates
@@ -329,10 +336,15 @@ extension Daemon {
     /// Written for grandstand-update-reboot.path (a root unit: the daemon itself may not reboot).
     static let rebootRequest = "/run/grandstand/update-reboot"
 
-    func makeUpdates(health: HealthLoop) -> UpdateService? {
+    /// `viewers`: fans watching (the multicast rollout waits while more than `maxViewers` do).
+    func makeUpdates(health: HealthLoop, viewers: @escaping @Sendable () -> Int) -> UpdateService? {
         guard access(Self.raucSystemConf, R_OK) == 0 else { return nil }
+        let multicast = config.update.multicast.map { _ in
+            MulticastInputs(inspector: RAUCInstaller(), viewers: viewers, boxKey: MulticastInputs.boxKey(stateDirectory: config.stateDirectory),
+                            runningVersion: BuildInfo.current.version, incomingDirectory: config.stateDirectory + "/update-incoming")
+        }
         return UpdateService(config: config, updater: RAUCInstaller(), events: events, clock: clock,
-                             recordPath: config.stateDirectory + "/update.json", health: { health.snapshot.state },
+                             recordPath: config.stateDirectory + "/update.json", multicast: multicast, health: { health.snapshot.state },
                              requestReboot: {
                                  let fd = open(Self.rebootRequest, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
                                  if fd >= 0 { close(fd) } else { printError("grandstand: cannot request a reboot: \(Self.rebootRequest)") }
@@ -341,11 +353,12 @@ extension Daemon {
 
     /// Starts the Reporter when `reporting.url` is configured. A queue or state folder that
     /// cannot be used is reported and the daemon runs on without reports.
-    func startReporter() -> Reporter? {
+    func startReporter(updates: UpdateService?) -> Reporter? {
         let gateway = self.gateway
         let snapshots = ingestSnapshots   // through the slot: a live config change replaces the capture
         do {
-            let reporter = try Reporter.product(config: config, board: board?.name, version: BuildInfo.current.version, clock: clock) {
+            let reporter = try Reporter.product(config: config, board: board?.name, version: BuildInfo.current.version, clock: clock,
+                                                update: { updates?.status.json }) {
                 gateway.stats(merging: snapshots()?.stats)
             }
             try reporter?.start()

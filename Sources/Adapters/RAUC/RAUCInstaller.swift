@@ -17,7 +17,13 @@ public struct RAUCInstaller: Sendable {
         public var facts: [String: String]
     }
 
-    public init() {}
+    /// The bus to use instead of the system bus (`unix:path=…`): a private bus with its own
+    /// `rauc service`, as the host tests run one.
+    public let busAddress: String?
+
+    public init(busAddress: String? = nil) {
+        self.busAddress = busAddress
+    }
 
     /// Starts installing `source` (a path or an http(s) URL RAUC streams from); returns when RAUC
     /// has accepted the job. Progress and outcome: `operation`, `progress`, `lastError`.
@@ -95,14 +101,21 @@ public struct RAUCInstaller: Sendable {
 
     private func withBus<T>(_ body: (OpaquePointer) throws(BusError) -> T) throws(BusError) -> T {
         var bus: OpaquePointer?
-        try BusError.check(sd_bus_open_system(&bus), "sd_bus_open_system")
         defer { sd_bus_flush_close_unref(bus) }
+        if let busAddress {
+            try BusError.check(sd_bus_new(&bus), "sd_bus_new")
+            try BusError.check(busAddress.withCString { sd_bus_set_address(bus, $0) }, "sd_bus_set_address \(busAddress)")
+            try BusError.check(sd_bus_set_bus_client(bus, 1), "sd_bus_set_bus_client")
+            try BusError.check(sd_bus_start(bus), "sd_bus_start \(busAddress)")
+        } else {
+            try BusError.check(sd_bus_open_system(&bus), "sd_bus_open_system")
+        }
         guard let bus else { throw BusError("sd_bus_open_system", errno: ENOTCONN) }
         return try body(bus)
     }
 
     /// One method call: `append` writes the arguments, `read` parses the reply.
-    private func call(_ method: String, append: (OpaquePointer) throws(BusError) -> Void,
+    func call(_ method: String, append: (OpaquePointer) throws(BusError) -> Void,
                       read: (OpaquePointer) throws(BusError) -> Void) throws(BusError) {
         try withBus { (bus: OpaquePointer) throws(BusError) in
             var message: OpaquePointer?
@@ -120,9 +133,9 @@ public struct RAUCInstaller: Sendable {
         }
     }
 
-    private static func type(_ code: Unicode.Scalar) -> CChar { CChar(UInt8(code.value)) }
+    static func type(_ code: Unicode.Scalar) -> CChar { CChar(UInt8(code.value)) }
 
-    private static func readString(_ message: OpaquePointer) throws(BusError) -> String {
+    static func readString(_ message: OpaquePointer) throws(BusError) -> String {
         var value: UnsafePointer<CChar>?
         try BusError.check(sd_bus_message_read_basic(message, type("s"), &value), "read string")
         return value.map { String(cString: $0) } ?? ""
@@ -134,8 +147,9 @@ public struct RAUCInstaller: Sendable {
         return value
     }
 
-    /// An `a{sv}` as text: strings as they are, integers and booleans in decimal; other types skipped.
-    private static func readDictionary(_ message: OpaquePointer) throws(BusError) -> [String: String] {
+    /// An `a{sv}` as text: strings as they are, integers and booleans in decimal, a nested
+    /// `a{sv}` flattened under its key (`update.version`); other types skipped.
+    static func readDictionary(_ message: OpaquePointer, prefix: String = "") throws(BusError) -> [String: String] {
         var facts: [String: String] = [:]
         try BusError.check(sd_bus_message_enter_container(message, type("a"), "{sv}"), "dictionary")
         while try BusError.check(sd_bus_message_enter_container(message, type("e"), "sv"), "dictionary entry") > 0 {
@@ -145,8 +159,10 @@ public struct RAUCInstaller: Sendable {
             try BusError.check(sd_bus_message_peek_type(message, &kind, &contents), "variant type")
             let signature = contents.map { String(cString: $0) } ?? ""
             try BusError.check(sd_bus_message_enter_container(message, type("v"), contents), "variant")
-            if let value = try readBasic(message, signature) {
-                facts[key] = value
+            if signature == "a{sv}" {
+                facts.merge(try readDictionary(message, prefix: prefix + key + "."), uniquingKeysWith: { $1 })
+            } else if let value = try readBasic(message, signature) {
+                facts[prefix + key] = value
             } else {
                 try BusError.check(sd_bus_message_skip(message, nil), "skip variant")
             }

@@ -15,6 +15,7 @@ public struct GatewayEvent: Sendable, Equatable {
         case pathDown = "path-down", pathUp = "path-up", pathRefused = "path-refused", pathFailover = "path-failover"
         case updateInstalled = "update-installed", updateFailed = "update-failed", updateCommitted = "update-committed"
         case updateRollingBack = "update-rolling-back", updateRolledBack = "update-rolled-back"
+        case updateHeard = "update-heard", updateRefused = "update-refused"
         // Download-to-go item events (CacheItemEvent): what the SDK tells an app.
         case itemDiscovered = "item-discovered", itemDownloadStarted = "item-download-started", itemProgress = "item-progress"
         case itemDownloaded = "item-downloaded", itemFailed = "item-failed", itemEvicted = "item-evicted", itemDeleted = "item-deleted"
@@ -60,6 +61,8 @@ public struct GatewayEvent: Sendable, Equatable {
             case .updateCommitted: "da4f20d574c645068e468f6a4e4bfc7f"
             case .updateRollingBack: "170129e9bde0421abd31b83413d6e7ea"
             case .updateRolledBack: "b03c8db9e25046f7b14f3c92fb6ed23e"
+            case .updateHeard: "f119dbf89121453bbd9d0c710c8b1699"
+            case .updateRefused: "cb02ca42b4ee491589e9779a37f5c93c"
             case .itemDiscovered: "b124fe3b20ad4b5b8ee58df74f6568cc"
             case .itemDownloadStarted: "b8a83c6512cd40b0bb5a94388c306140"
             case .itemProgress: "2dfd64f5064f4422ba458a0804b0bffe"
@@ -76,11 +79,11 @@ public struct GatewayEvent: Sendable, Equatable {
             switch self {
             case .ready, .stopping, .reloaded, .channelAdded, .channelRemoved, .captureUp, .groupRejoined, .serviceUp, .inVenue,
                  .outOfVenue, .ledsAvailable, .ledsHeld, .recordStarted, .recordStopped, .recordCompleted, .pathUp, .srtConnected,
-                 .updateInstalled, .updateCommitted, .itemDownloaded, .itemEvicted, .itemDeleted: 5
+                 .updateInstalled, .updateCommitted, .updateHeard, .itemDownloaded, .itemEvicted, .itemDeleted: 5
             case .channelUpdated, .catalogUpdated, .itemDiscovered, .itemDownloadStarted: 6
             case .itemProgress: 7
             case .ledsUnavailable, .captureDown, .serviceDown, .catalogRejected, .recordFailed, .recordInterrupted, .cacheUnavailable, .pathDown,
-                 .pathRefused, .pathFailover, .srtDisconnected, .srtRefused, .itemFailed: 4
+                 .pathRefused, .pathFailover, .srtDisconnected, .srtRefused, .itemFailed, .updateRefused: 4
             case .configRejected, .faultInjected, .updateFailed, .updateRollingBack, .updateRolledBack: 3
             }
         }

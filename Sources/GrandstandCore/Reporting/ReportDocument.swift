@@ -19,11 +19,14 @@ public struct ReportInput: Sendable {
     public var wifiError: String?
     /// Reports the on-disk queue dropped (oldest first) because it was full.
     public var reportsDropped: Int
+    /// The A/B update state (`GET /api/v1/update`: last result, multicast verdict); nil on a box
+    /// without RAUC, and then not in the document.
+    public var update: JSONValue?
 
     public init(deviceUUID: ReportUUID, appSessionUUID: ReportUUID, sequence: UInt64, timestampSeconds: Int64,
                 uptimeSeconds: Int64, version: String, board: String? = nil, stats: IngestStats = IngestStats(),
                 videoSessions: [String: ReportUUID] = [:], wifi: WiFiLinkInfo? = nil, wifiError: String? = nil,
-                reportsDropped: Int = 0) {
+                reportsDropped: Int = 0, update: JSONValue? = nil) {
         self.deviceUUID = deviceUUID
         self.appSessionUUID = appSessionUUID
         self.sequence = sequence
@@ -36,6 +39,7 @@ public struct ReportInput: Sendable {
         self.wifi = wifi
         self.wifiError = wifiError
         self.reportsDropped = reportsDropped
+        self.update = update
     }
 }
 
@@ -64,7 +68,7 @@ public enum ReportDocument {
             table["video_session_uuid"] = input.videoSessions[id].map { .string($0.description) } ?? .null
             channels.append((id, IngestStats.sorted(table)))
         }
-        return .object([
+        var members: [(String, JSONValue)] = [
             ("schema", .string(schema)),
             ("device_uuid", .string(input.deviceUUID.description)),
             ("app_session_uuid", .string(input.appSessionUUID.description)),
@@ -80,7 +84,9 @@ public enum ReportDocument {
             ("wifi_error", input.wifiError.map(JSONValue.string) ?? .null),
             ("total", IngestStats.sorted(total)),
             ("channels", .object(channels)),
-        ])
+        ]
+        if let update = input.update { members.append(("update", update)) }
+        return .object(members)
     }
 
     /// The bytes to queue and POST: compact JSON and a final newline.

@@ -14,6 +14,7 @@ public final class FileChannels: Sendable {
         var storedCount: [String: Int] = [:]
         var sink: (any ReceivedFileSink)?
         var completed: (@Sendable (String, String, [UInt8]) -> Void)?
+        var stored: [@Sendable (String, StoredFile) -> Void] = []
     }
     private let state = Mutex(State())
     private let configuration: FluteReceiverConfiguration
@@ -29,6 +30,12 @@ public final class FileChannels: Sendable {
     public var completed: (@Sendable (String, String, [UInt8]) -> Void)? {
         get { state.withLock { $0.completed } }
         set { state.withLock { $0.completed = newValue } }
+    }
+
+    /// Calls `observer` with the channel id and each file the sink stored (outside the lock, on
+    /// the capture thread: keep it short). The update channel's bundles reach the update service so.
+    public func observeStored(_ observer: @escaping @Sendable (String, StoredFile) -> Void) {
+        state.withLock { $0.stored.append(observer) }
     }
 
     /// Where completed files go; set before ingest starts (nil: received files are only counted).
@@ -62,9 +69,9 @@ public final class FileChannels: Sendable {
     public func receive(_ id: String, _ payload: ArraySlice<UInt8>, at time: Int64) -> [[UInt8]] {
         var stored: [(FluteObject, Result<StoredFile, any Error>?)] = []
         var failed: [(String, String)] = []
-        let completed = state.withLock { state in
+        let (completed, observers) = state.withLock { state in
             // Taken out while it changes: its buffers stay uniquely referenced (updated in place).
-            guard var receiver = state.receivers.removeValue(forKey: id) else { return state.completed }
+            guard var receiver = state.receivers.removeValue(forKey: id) else { return (state.completed, state.stored) }
             let events = receiver.receive(payload, nowNanoseconds: time)
             if !events.isEmpty { receiver.tick(nowNanoseconds: time) }
             state.receivers[id] = receiver
@@ -96,7 +103,7 @@ public final class FileChannels: Sendable {
                     break
                 }
             }
-            return state.completed
+            return (state.completed, state.stored)
         }
         var notes: [[UInt8]] = []
         for (object, result) in stored {
@@ -108,8 +115,9 @@ public final class FileChannels: Sendable {
             switch result {
             // No `localPath` here: the note goes to fans (messages, SSE) and into replays' events,
             // which must not depend on where the files were written (the management table has it).
-            case .success?: members.append(("status", .string("complete")))
+            case .success(let file)?: members.append(("status", .string("complete")))
                 completed?(id, object.contentLocation, object.bytes)
+                for observer in observers { observer(id, file) }
             case .failure(let error)?: members.append(("status", .string("failed"))); members.append(("error", .string("\(error)")))
             case nil: members.append(("status", .string("complete")))
             }

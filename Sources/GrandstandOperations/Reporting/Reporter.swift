@@ -28,6 +28,8 @@ public final class Reporter: Sendable {
         var board: String?
         var stats: @Sendable () -> IngestStats = { IngestStats() }
         var wifi: @Sendable () -> (info: WiFiLinkInfo?, error: String?) = { (nil, nil) }
+        /// The update state (`UpdateService.Status.json`), nil without A/B updates.
+        var update: @Sendable () -> JSONValue? = { nil }
     }
 
     struct Counters: Equatable {
@@ -117,7 +119,7 @@ public final class Reporter: Sendable {
                                 timestampSeconds: clock.wallNanoseconds() / 1_000_000_000,
                                 uptimeSeconds: (clock.monotonicNanoseconds() - startedAt) / 1_000_000_000,
                                 version: sources.version, board: sources.board, stats: stats, videoSessions: sessions,
-                                wifi: wifi.info, wifiError: wifi.error, reportsDropped: loop.queue.dropped)
+                                wifi: wifi.info, wifiError: wifi.error, reportsDropped: loop.queue.dropped, update: sources.update())
         var failure: String?
         do {
             try loop.queue.enqueue(ReportDocument.encode(input))
@@ -182,7 +184,9 @@ public final class Reporter: Sendable {
 
 extension Reporter {
     /// The reporter `grandstand run` starts: nil when `reporting.url` is not set.
+    /// `update`: the update state each report carries (a fleet sees every box's update verdict).
     public static func product(config: GatewayConfig, board: String?, version: String, clock: any Clock = SystemClock(),
+                        update: @escaping @Sendable () -> JSONValue? = { nil },
                         stats: @escaping @Sendable () -> IngestStats) throws -> Reporter? {
         let reporting = config.reporting
         guard let target = reporting.url else { return nil }
@@ -194,6 +198,7 @@ extension Reporter {
         sources.board = board
         sources.version = version
         sources.stats = stats
+        sources.update = update
         if let interface = config.network.wifiInterface {
             let wifi = WiFiReader(interface: interface, accessPoints: config.network.wifiApInfo)
             sources.wifi = { wifi.read() }

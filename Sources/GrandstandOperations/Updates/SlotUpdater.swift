@@ -57,3 +57,18 @@ extension RAUCInstaller: SlotUpdater {
     }
     public func markBooted(_ state: String) throws -> String { try mark(state, slot: "booted") }
 }
+
+/// What the multicast update side needs to verify a bundle heard on the update channel (RAUC's
+/// `InspectBundle` and `Compatible` in the product; a fake in tests).
+public protocol BundleInspector: Sendable {
+    /// Verifies the bundle at `path` (signature against the keyring) and describes it; throws
+    /// RAUC's reason when it does not trust or cannot read it.
+    func inspect(_ path: String) throws -> BundleInfo
+    /// The booted system's compatible string (`/etc/rauc/system.conf`).
+    func systemCompatible() throws -> String
+}
+
+extension RAUCInstaller: BundleInspector {
+    public func inspect(_ path: String) throws -> BundleInfo { try inspectBundle(path) }
+    public func systemCompatible() throws -> String { try property("Compatible") }
+}

@@ -28,6 +28,29 @@ public enum UpdateMetrics {
             families.append(MetricFamily(name: "grandstand_update_last_result_timestamp_seconds",
                                          help: "When the last update result was reached (Unix seconds).", kind: .gauge, samples: [.init([], at)]))
         }
+        if let multicast = status.multicast { families += multicastFamilies(multicast) }
+        return families
+    }
+
+    /// The update channel: bundles heard and refused, the rollout's phase with the last bundle's
+    /// verdict, and the planned reboot once known.
+    static func multicastFamilies(_ multicast: MulticastStatus) -> [MetricFamily] {
+        var families = [
+            MetricFamily(name: "grandstand_update_multicast_bundles_heard_total", help: "Bundles inspected from the update channel.",
+                         kind: .counter, samples: [.init([], Double(multicast.bundlesHeard))]),
+            MetricFamily(name: "grandstand_update_multicast_bundles_refused_total",
+                         help: "Bundles from the update channel refused (signature, compatible, version).",
+                         kind: .counter, samples: [.init([], Double(multicast.bundlesRefused))]),
+            MetricFamily(name: "grandstand_update_multicast_info", help: "The multicast rollout: its phase and the last bundle's verdict; always 1.",
+                         kind: .gauge, samples: [.init([.init("channel", multicast.channel), .init("phase", multicast.phase),
+                                                        .init("verdict", multicast.verdict ?? ""),
+                                                        .init("version", multicast.lastBundle?.version ?? "")], 1)]),
+        ]
+        if let at = multicast.rebootAt {
+            families.append(MetricFamily(name: "grandstand_update_multicast_reboot_timestamp_seconds",
+                                         help: "When this box plans to reboot into the bundle it installed (Unix seconds).",
+                                         kind: .gauge, samples: [.init([], Double(at))]))
+        }
         return families
     }
 }

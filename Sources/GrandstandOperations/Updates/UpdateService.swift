@@ -27,6 +27,8 @@ public final class UpdateService: Sendable {
         public var slots: [SlotStatus] = []
         public var bootedSlot: String?
         public var error: String?
+        /// Bundles heard on the update channel; nil without `update.multicast`.
+        public var multicast: MulticastStatus?
     }
 
     public enum InstallRefusal: Error, Equatable, CustomStringConvertible {
@@ -52,12 +54,15 @@ public final class UpdateService: Sendable {
     private let thread = Mutex<ServiceThread?>(nil)
     /// When to ask for the reboot after an install (a few seconds: clients read the result first).
     private let rebootAt = Mutex<Int64?>(nil)
+    /// Bundles heard on the update channel (`update.multicast`).
+    private let multicast: MulticastUpdates?
     static let rebootDelayNanoseconds: Int64 = 3_000_000_000
 
-    /// `recordPath`: the install record on the data partition (`stateDirectory/update.json`).
+    /// `recordPath`: the install record on the data partition (`stateDirectory/update.json`);
+    /// `multicast`: what bundles heard on `update.multicast.channel` need (nil: not listened to).
     public init(config: GatewayConfig, updater: any SlotUpdater, events: EventLog, clock: any Clock,
-                recordPath: String, pollSeconds: Double = 5, health: @escaping @Sendable () -> ServiceState,
-                requestReboot: @escaping @Sendable () -> Void) {
+                recordPath: String, pollSeconds: Double = 5, multicast: MulticastInputs? = nil,
+                health: @escaping @Sendable () -> ServiceState, requestReboot: @escaping @Sendable () -> Void) {
         self.updater = updater
         self.events = events
         self.clock = clock
@@ -67,9 +72,25 @@ public final class UpdateService: Sendable {
         pollNanoseconds = Int64(pollSeconds * 1e9)
         state = Mutex(Status())
         commit = Mutex(SlotCommit(config: config.update, startedAt: Double(clock.monotonicNanoseconds()) / 1e9))
+        if let channel = config.update.multicast, let multicast {
+            self.multicast = MulticastUpdates(config: channel, inputs: multicast, events: events)
+        } else {
+            self.multicast = nil
+        }
     }
 
-    public var status: Status { state.withLock { $0 } }
+    public var status: Status {
+        var status = state.withLock { $0 }
+        status.multicast = multicast?.status
+        return status
+    }
+
+    /// A file stored on the update channel (called on the capture thread): inspected, and maybe
+    /// installed, on the update thread's next round (within six polls: bundles are rare).
+    /// `identity` tells stored versions apart (path, size, ETag).
+    public func heard(path: String, identity: String) {
+        multicast?.heard(path: path, identity: identity)
+    }
 
     /// Reads the slots, settles a record left by the previous boot (rolled back?), starts the thread.
     public func start() throws(RuntimeError) {
@@ -112,6 +133,7 @@ public final class UpdateService: Sendable {
         while !stop.isRaised {
             let installing = state.withLock { $0.phase == "installing" }
             if installing { pollInstall() } else { refreshSlots() }
+            roundMulticast()
             if let at = rebootAt.withLock({ $0 }), clock.monotonicNanoseconds() >= at {
                 rebootAt.withLock { $0 = nil }
                 requestReboot()
@@ -121,8 +143,19 @@ public final class UpdateService: Sendable {
             // grub-editenv) every six polls then.
             let settled = state.withLock { status in status.slots.first { $0.state == "booted" }?.bootStatus == "good" }
             let soon = installing || rebootAt.withLock { $0 } != nil
-            _ = clock.wait(nanoseconds: soon ? 1_000_000_000 : settled ? 6 * pollNanoseconds : pollNanoseconds, or: stop)
+            let relaxed = settled && !(multicast?.active ?? false)
+            _ = clock.wait(nanoseconds: soon ? 1_000_000_000 : relaxed ? 6 * pollNanoseconds : pollNanoseconds, or: stop)
         }
+    }
+
+    /// The multicast rollout's round: inspect what was heard, install or reboot when it says so.
+    private func roundMulticast() {
+        guard let multicast else { return }
+        let (slots, installing, installed) = state.withLock { ($0.slots, $0.phase == "installing", $0.lastResult == "installed") }
+        multicast.round(now: Double(clock.wallNanoseconds()) / 1e9, slots: slots, installing: installing, installed: installed, install: { path in
+            if case .failure(let refusal) = install(path, reboot: false) { return refusal.description }
+            return nil
+        }, reboot: requestReboot)
     }
 
     private func pollInstall() {
@@ -159,8 +192,9 @@ public final class UpdateService: Sendable {
     }
 
     private func finish(result: String, message: String, version: String?) {
+        let source = state.withLock { $0.source } ?? ""
+        defer { multicast?.finished(source: source, error: result == "failed" ? message : nil) }
         if result == "failed" {
-            let source = state.withLock { $0.source } ?? ""
             events.record(GatewayEvent(.updateFailed, "update from \(source) refused: \(message)", fields: [("SOURCE", source), ("ERROR", message)]))
         }
         let now = Double(clock.wallNanoseconds()) / 1e9
@@ -303,6 +337,7 @@ extension UpdateService.Status {
             ("progress", .object([("percent", .number(Double(percent))), ("step", .string(step))])),
             ("bootedSlot", bootedSlot.map(JSONValue.string) ?? .null),
             ("slots", .array(slots.map(\.json))), ("last", last), ("error", error.map(JSONValue.string) ?? .null),
+            ("multicast", multicast?.json ?? .null),
         ])
     }
 }
