@@ -21,7 +21,7 @@ import Testing
         return out
     }
 
-    static func channels(root: String, threshold: Int = 1 << 20) -> FileChannels {
+    static func channels(root: String, threshold: Int = 1 << 19) -> FileChannels {
         let files = FileChannels()
         files.limits = .init(receiver: FluteReceiverConfiguration(diskThresholdBytes: threshold), diskFloorBytes: 0)
         files.sink = DirectoryFileSink(root: root)
