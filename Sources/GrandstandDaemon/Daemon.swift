@@ -61,6 +61,10 @@ public final class Daemon {
         self.events = events
         self.ingestSettings = ingest
         self.gateway = Gateway(settings: gateway ?? Gateway.Settings(hls: config.hls), clock: clock)
+        // Large objects and the update channel's bundles are assembled on disk (docs/files.md "Large files").
+        self.gateway.files.limits = FileChannels.Limits(receiver: config.fluteReceiver,
+                                                        diskChannels: Set([config.update.multicast?.channel].compactMap { $0 }),
+                                                        diskFloorBytes: config.files.diskFloorBytes)
         self.gateway.files.sink = DirectoryFileSink(root: config.stateDirectory + "/files")
         services = OperatorServices(config: config, gateway: self.gateway, events: events, clock: clock)
     }

@@ -7,7 +7,7 @@ import GrandstandOperations
 
 /// `grandstand send --files [NAME@GROUP:PORT=]DIR`: a FLUTE carousel of a directory's files
 /// (docs/files.md). The directory is read again before every round, so a changed file goes out
-/// under a new TOI with a new FDT instance.
+/// under a new TOI with a new FDT instance. Files above 16 MiB are read a source block at a time.
 public enum FluteSend {
     /// The product's Reed-Solomon math for FEC Encoding ID 5 (RFC 5510 generator over ISA-L).
     static func reedSolomon() -> any ReedSolomonMath { RFC5510ReedSolomonMath() }
@@ -22,7 +22,7 @@ public enum FluteSend {
         var files: [FluteFile]
 
         func description(ttl: Int, license: LicenseTriplet?, origin: IPAddress, version: UInt64) -> ChannelDescription {
-            let bytes = files.reduce(0) { $0 + $1.bytes.count }
+            let bytes = files.reduce(0) { $0 + $1.size }
             return ChannelDescription(name: name, information: "FLUTE carousel of \(files.count) files (\(bytes) bytes) from \(directory)",
                                       media: .file, destination: destination, ttl: ttl, license: license, origin: origin,
                                       sessionVersion: version, extraAttributes: ["flute-tsi:\(options.tsi)"])
@@ -91,7 +91,9 @@ public enum FluteSend {
             guard stat(path, &info) == 0 else { continue }
             if (info.st_mode & S_IFMT) == S_IFDIR {
                 try walk(path, prefix: prefix + name + "/", depth: depth + 1, into: &out)
-            } else if (info.st_mode & S_IFMT) == S_IFREG, let bytes = try AtomicFile.read(path, limit: 128 << 20) {
+            } else if (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) > FluteFileSource.threshold {
+                out.append(FluteFile(path: prefix + name, reader: try FluteFileSource.reader(path, info), contentType: MediaType.forPath(name)))
+            } else if (info.st_mode & S_IFMT) == S_IFREG, let bytes = try AtomicFile.read(path, limit: FluteFileSource.threshold) {
                 out.append(FluteFile(path: prefix + name, bytes: bytes, contentType: MediaType.forPath(name)))
             }
         }

@@ -28,7 +28,7 @@ extension GatewayConfig {
         guard let root = reader.object(document, at: .root, known: ["license", "network", "listeners", "management", "board",
                                                                          "streamers", "channels", "discovery", "fec", "health", "hls",
                                                                          "stateDirectory", "logLevel", "reporting", "catalog", "cache", "records",
-                                                                         "update"]) else {
+                                                                         "update", "files"]) else {
             return nil
         }
         let license = decodeLicense(root, &reader)
@@ -90,6 +90,7 @@ extension GatewayConfig {
         config.cache = decodeCache(root, stateDirectory: config.stateDirectory, &reader)
         config.records = decodeRecords(root, &reader)
         config.update = decodeUpdate(root, &reader)
+        config.files = decodeFiles(root, &reader)
         return config
     }
 

@@ -63,6 +63,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var reporting = Reporting()
     /// The fixtures feed for catalog search (`catalog`; docs/catalog.md).
     public var catalog = CatalogSource()
+    /// File channels' object limits and on-disk assembly (`files`; docs/files.md).
+    public var files = Files()
     /// The content cache and prefetch origin (`cache`; docs/cache.md); nil: no cache.
     public var cache: Cache?
     /// Automatic recordings (`records`; docs/records.md).

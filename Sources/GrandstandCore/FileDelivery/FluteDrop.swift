@@ -24,6 +24,11 @@ public enum FluteDrop: String, Error, Sendable, Equatable, CaseIterable {
     case objectTooLarge = "object_too_large"
     /// Buffering the object would exceed the receiver's memory budget.
     case bufferFull = "buffer_full"
+    /// An on-disk object whose Transfer-Length does not fit the free space minus the floor.
+    case noDiskSpace = "no_disk_space"
+    /// The object's symbol store failed (a spool file write or read, e.g. ENOSPC): the object
+    /// fails and is tried again from the carousel's next round.
+    case storeFailed = "store_failed"
     /// FDT packet of an instance that already expired.
     case fdtExpired = "fdt_expired"
     /// A symbol of an object already complete (the carousel repeating it).

@@ -5,7 +5,13 @@ public struct FluteObject: Sendable, Equatable {
     public var contentLocation: String
     public var contentType: String?
     public var fdtInstance: UInt32
+    /// The file's bytes; empty when it was assembled on disk (`spool`).
     public var bytes: [UInt8]
+    /// The complete file in a spool file (objects assembled on disk); the sink moves it into place.
+    public var spool: SpooledObject? = nil
+
+    /// Bytes of the file.
+    public var size: Int { spool?.size ?? bytes.count }
 }
 
 /// What the receiver reports as packets come in.
@@ -40,16 +46,26 @@ public struct FluteReceiverConfiguration: Sendable, Equatable {
     /// The channel's announced TSI (SDP `a=flute-tsi`); nil accepts up to `maxSessions` TSIs.
     public var tsi: UInt64?
     public var maxSessions: Int
-    /// Largest Transfer-Length accepted.
+    /// Largest Transfer-Length assembled in memory.
     public var maxObjectBytes: Int
-    /// All objects being assembled together may hold at most this many bytes.
+    /// All objects being assembled together may hold at most this many bytes of memory.
     public var maxBufferedBytes: Int
+    /// Largest Transfer-Length assembled on disk (with a `SymbolStoreProvider`).
+    public var maxDiskObjectBytes: Int
+    /// Objects above this Transfer-Length go to disk when the receiver has a store provider.
+    public var diskThresholdBytes: Int
+    /// Every object (of a channel such as the update channel) goes to disk.
+    public var diskOnly: Bool
 
-    public init(tsi: UInt64? = nil, maxSessions: Int = 4, maxObjectBytes: Int = 128 << 20, maxBufferedBytes: Int = 256 << 20) {
+    public init(tsi: UInt64? = nil, maxSessions: Int = 4, maxObjectBytes: Int = 128 << 20, maxBufferedBytes: Int = 256 << 20,
+                maxDiskObjectBytes: Int = 1 << 30, diskThresholdBytes: Int = 16 << 20, diskOnly: Bool = false) {
         self.tsi = tsi
         self.maxSessions = maxSessions
         self.maxObjectBytes = maxObjectBytes
         self.maxBufferedBytes = maxBufferedBytes
+        self.maxDiskObjectBytes = maxDiskObjectBytes
+        self.diskThresholdBytes = diskThresholdBytes
+        self.diskOnly = diskOnly
     }
 }
 
@@ -64,6 +80,8 @@ public struct FluteReceiver: Sendable {
         var state: FluteFileStatus.State = .announced
         var assembly: ObjectAssembly?
         var failure: String?
+        /// No new on-disk assembly before this time (Unix ns) after the disk was found full.
+        var retryAfter: Int64 = 0
     }
 
     struct Session: Sendable {
@@ -76,15 +94,20 @@ public struct FluteReceiver: Sendable {
 
     public let configuration: FluteReceiverConfiguration
     private let math: (any ReedSolomonMath)?
-    private var sessions: [UInt64: Session] = [:]
-    public private(set) var stats = FluteStats()
+    /// Spool files for objects assembled on disk; nil keeps every object in memory.
+    let stores: (any SymbolStoreProvider)?
+    var sessions: [UInt64: Session] = [:]
+    public internal(set) var stats = FluteStats()
 
-    public init(configuration: FluteReceiverConfiguration = FluteReceiverConfiguration(), math: (any ReedSolomonMath)? = nil) {
+    public init(configuration: FluteReceiverConfiguration = FluteReceiverConfiguration(), math: (any ReedSolomonMath)? = nil,
+                stores: (any SymbolStoreProvider)? = nil) {
         self.configuration = configuration
         self.math = math
+        self.stores = stores
     }
 
-    private var bufferedBytes: Int {
+    /// Memory held by the objects being assembled (on-disk objects: only their bookkeeping).
+    public var bufferedBytes: Int {
         sessions.values.reduce(0) { total, session in
             total + session.fdtAssemblies.values.reduce(0) { $0 + $1.bufferedBytes }
                 + session.files.values.reduce(0) { $0 + ($1.assembly?.bufferedBytes ?? 0) }
@@ -115,98 +138,66 @@ public struct FluteReceiver: Sendable {
         // The file's state is taken out while it changes so its buffer is uniquely referenced and
         // updated in place (no copy of the object per packet), and put back on every path.
         guard var file = sessions[header.tsi]?.files.removeValue(forKey: header.toi) else { return .unknownTOI }
-        let (reason, completed) = add(payload, header: header, to: &file)
-        if let completed {
+        let reason = add(payload, header: header, now: now, to: &file)
+        let ended = file.assembly.map { $0.isComplete || reason == .storeFailed } ?? false
+        if ended, var assembly = file.assembly {
             file.assembly = nil
             sessions[header.tsi]?.files[header.toi] = file
-            finish(tsi: header.tsi, toi: header.toi, file: file, bytes: completed, events: &events)
+            if reason == .storeFailed {
+                fail(tsi: header.tsi, toi: header.toi, file: file, reason: "store_failed", events: &events)
+            } else {
+                finish(tsi: header.tsi, toi: header.toi, file: file, assembly: &assembly, events: &events)
+            }
         } else {
             sessions[header.tsi]?.files[header.toi] = file
         }
         return reason
     }
 
-    /// One packet into a file's assembly; the object's bytes when it completes.
-    private mutating func add(_ payload: ArraySlice<UInt8>, header: LCTHeader, to file: inout FileState) -> (FluteDrop?, [UInt8]?) {
+    /// One packet into a file's assembly (complete when `file.assembly?.isComplete`).
+    private mutating func add(_ payload: ArraySlice<UInt8>, header: LCTHeader, now: Int64, to file: inout FileState) -> FluteDrop? {
         let encodingID = file.entry.fecEncodingID ?? header.codepoint
         let packet: ALCPacket
         switch ALCPacket.parse(payload, encodingID: encodingID) {
-        case .failure(let reason): return (reason, nil)
+        case .failure(let reason): return reason
         case .success(let parsed): packet = parsed
         }
-        if packet.symbol.isEmpty { return (.noPayload, nil) }
-        if file.state == .complete { return (.objectAlreadyComplete, nil) }
+        if packet.symbol.isEmpty { return .noPayload }
+        if file.state == .complete { return .objectAlreadyComplete }
         let created = file.assembly == nil
         if created {
             var info = file.entry.objectInfo
             if let fti = header.fti { info = FECObjectInfo.parse(fti: fti, encodingID: encodingID) ?? info }
-            guard let info, info.isValid else { return (.badFECInfo, nil) }
-            guard info.transferLength <= UInt64(configuration.maxObjectBytes) else { return (.objectTooLarge, nil) }
-            guard let made = ObjectAssembly(info: info) else { return (.badFECInfo, nil) }
-            guard bufferedBytes + made.bufferedBytes <= configuration.maxBufferedBytes else { return (.bufferFull, nil) }
-            file.assembly = made
+            guard let info, info.isValid else { return .badFECInfo }
+            switch makeAssembly(info, file: &file, now: now) {
+            case .failure(let reason): return reason
+            case .success(let made): file.assembly = made
+            }
         }
         let recovered = file.assembly?.symbolsRecovered ?? 0, failures = file.assembly?.decodeFailures ?? 0
         guard let outcome = file.assembly?.add(block: Int(packet.sourceBlockNumber), esi: Int(packet.encodingSymbolID),
-                                               symbol: packet.symbol, math: math) else { return (.badFECInfo, nil) }
+                                               symbol: packet.symbol, math: math) else { return .badFECInfo }
         stats.symbolsRecovered += (file.assembly?.symbolsRecovered ?? 0) - recovered
         stats.fecDecodeFailures += (file.assembly?.decodeFailures ?? 0) - failures
         switch outcome {
+        case .failure(.storeFailed):
+            return .storeFailed
         case .failure(let reason):
             if created { file.assembly = nil }   // keep no buffer for a packet that added nothing
-            return (reason, nil)
+            return reason
         case .success(.duplicate):
-            return (.duplicateSymbol, nil)
+            return .duplicateSymbol
         case .success(.stored), .success(.blockComplete):
             file.state = .receiving
-            return (nil, nil)
+            return nil
         case .success(.objectComplete):
-            return (nil, file.assembly?.object)
+            return nil
         }
-    }
-
-    /// A complete transport object: decoded when the FDT names a Content-Encoding, checked
-    /// against Content-Length (the length before encoding, RFC 6726 §3.4.2) and Content-MD5.
-    /// The digest is over the file before content encoding (as RFC 6726 senders such as
-    /// MAD-FLUTE and ypo/flute compute it); a digest of the transport object (RFC 2616 §14.15's
-    /// entity-body reading) is accepted too. Any failure stores nothing.
-    private mutating func finish(tsi: UInt64, toi: UInt64, file: FileState, bytes: [UInt8], events: inout [FluteEvent]) {
-        var failure: String? = nil
-        var content = bytes
-        if !ContentCoding.isIdentity(file.entry.contentEncoding), let encoding = file.entry.contentEncoding {
-            switch ContentCoding.decode(bytes, encoding: encoding, limit: configuration.maxObjectBytes) {
-            case .success(let decoded): content = decoded
-            case .failure(.unsupported): failure = "unsupported_content_encoding"
-            case .failure(.corrupt), .failure(.tooLarge):
-                failure = "content_decoding_failed"
-                stats.contentDecodingFailures += 1
-            }
-        }
-        if failure == nil, let length = file.entry.contentLength, UInt64(content.count) != length {
-            failure = "content_length_mismatch"
-        } else if failure == nil, let md5 = file.entry.md5, MD5.digest(content) != md5, content == bytes || MD5.digest(bytes) != md5 {
-            failure = "md5_mismatch"
-            stats.md5Mismatches += 1
-        }
-        if let failure {
-            stats.objectsFailed += 1
-            sessions[tsi]?.files[toi]?.assembly = nil
-            sessions[tsi]?.files[toi]?.state = .failed
-            sessions[tsi]?.files[toi]?.failure = failure
-            events.append(.failed(tsi: tsi, toi: toi, contentLocation: file.entry.contentLocation, reason: failure))
-            return
-        }
-        stats.objectsCompleted += 1
-        sessions[tsi]?.files[toi]?.assembly = nil
-        sessions[tsi]?.files[toi]?.state = .complete
-        sessions[tsi]?.files[toi]?.failure = nil
-        events.append(.completed(FluteObject(tsi: tsi, toi: toi, contentLocation: file.entry.contentLocation,
-                                             contentType: file.entry.contentType, fdtInstance: file.instance, bytes: content)))
     }
 
     /// A file whose transport object is empty (Transfer-Length 0, or Content-Length 0 without
     /// a Transfer-Length) has no symbols: it completes from the FDT alone.
-    private mutating func completeIfEmpty(tsi: UInt64, toi: UInt64, events: inout [FluteEvent]) {
+    mutating func completeIfEmpty(tsi: UInt64, toi: UInt64, events: inout [FluteEvent]) {
         guard let file = sessions[tsi]?.files[toi], file.state != .complete, file.state != .failed,
               (file.entry.transferLength ?? file.entry.contentLength) == 0 else { return }
         finish(tsi: tsi, toi: toi, file: file, bytes: [], events: &events)
@@ -251,7 +242,7 @@ public struct FluteReceiver: Sendable {
             return nil
         case .success(.objectComplete):
             sessions[tsi]?.fdtAssemblies[id] = nil
-            accept(fdt: assembly.object, tsi: tsi, id: id, now: now, events: &events)
+            accept(fdt: assembly.takeBytes(), tsi: tsi, id: id, now: now, events: &events)
             return nil
         }
     }

@@ -23,22 +23,46 @@ public struct MD5: Sendable {
         0x6FA87E4F, 0xFE2CE6E0, 0xA3014314, 0x4E0811A1, 0xF7537E82, 0xBD3AF235, 0x2AD7D2BB, 0xEB86D391,
     ]
 
+    /// Adds bytes; whole 64-byte blocks of contiguous input are compressed straight from it, so
+    /// a large object can be digested a chunk at a time (incremental, RFC 1321 §3.4).
     public mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         length &+= UInt64(bytes.count)
+        let done: Void? = bytes.withContiguousStorageIfAvailable { input in
+            var index = 0
+            while index < input.count, !buffer.isEmpty || input.count - index < 64 {
+                buffer.append(input[index])
+                index += 1
+                if buffer.count == 64 { compressBuffer() }
+            }
+            guard let base = input.baseAddress else { return }
+            while input.count - index >= 64 {
+                compress(UnsafeRawPointer(base + index))
+                index += 64
+            }
+            while index < input.count { buffer.append(input[index]); index += 1 }
+        }
+        guard done == nil else { return }
         for byte in bytes {
             buffer.append(byte)
-            if buffer.count == 64 { compress(); buffer.removeAll(keepingCapacity: true) }
+            if buffer.count == 64 { compressBuffer() }
         }
+    }
+
+    private mutating func compressBuffer() {
+        buffer.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            compress(base)
+        }
+        buffer.removeAll(keepingCapacity: true)
     }
 
     public mutating func finalize() -> [UInt8] {
         let bits = length &* 8
         buffer.append(0x80)
-        if buffer.count > 56 { while buffer.count < 64 { buffer.append(0) }; compress(); buffer.removeAll(keepingCapacity: true) }
+        if buffer.count > 56 { while buffer.count < 64 { buffer.append(0) }; compressBuffer() }
         while buffer.count < 56 { buffer.append(0) }
         for i in 0..<8 { buffer.append(UInt8(truncatingIfNeeded: bits >> UInt64(8 * i))) }
-        compress()
-        buffer.removeAll()
+        compressBuffer()
         var out: [UInt8] = []
         for word in [state.0, state.1, state.2, state.3] {
             for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: word >> UInt32(8 * i))) }
@@ -52,27 +76,36 @@ public struct MD5: Sendable {
         return md5.finalize()
     }
 
-    private mutating func compress() {
-        var m = [UInt32](repeating: 0, count: 16)
-        for i in 0..<16 {
-            m[i] = UInt32(buffer[4 * i]) | UInt32(buffer[4 * i + 1]) << 8 | UInt32(buffer[4 * i + 2]) << 16 | UInt32(buffer[4 * i + 3]) << 24
+    /// One 64-byte block at `block` (RFC 1321 §3.4).
+    private mutating func compress(_ block: UnsafeRawPointer) {
+        var m: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
+                UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &m) { words in
+            words.copyMemory(from: UnsafeRawBufferPointer(start: block, count: 64))
         }
         var (a, b, c, d) = state
-        for i in 0..<64 {
-            var f: UInt32
-            let g: Int
-            switch i {
-            case 0..<16: f = (b & c) | (~b & d); g = i
-            case 16..<32: f = (d & b) | (~d & c); g = (5 * i + 1) % 16
-            case 32..<48: f = b ^ c ^ d; g = (3 * i + 5) % 16
-            default: f = c ^ (b | ~d); g = (7 * i) % 16
+        withUnsafeBytes(of: &m) { raw in
+            let words = raw.bindMemory(to: UInt32.self)
+            Self.shifts.withUnsafeBufferPointer { shifts in
+                Self.constants.withUnsafeBufferPointer { constants in
+                    for i in 0..<64 {
+                        var f: UInt32
+                        let g: Int
+                        switch i {
+                        case 0..<16: f = (b & c) | (~b & d); g = i
+                        case 16..<32: f = (d & b) | (~d & c); g = (5 * i + 1) & 15
+                        case 32..<48: f = b ^ c ^ d; g = (3 * i + 5) & 15
+                        default: f = c ^ (b | ~d); g = (7 * i) & 15
+                        }
+                        f = f &+ a &+ constants[i] &+ UInt32(littleEndian: words[g])
+                        a = d
+                        d = c
+                        c = b
+                        let s = shifts[i]
+                        b = b &+ ((f << s) | (f >> (32 - s)))
+                    }
+                }
             }
-            f = f &+ a &+ Self.constants[i] &+ m[g]
-            a = d
-            d = c
-            c = b
-            let s = Self.shifts[i]
-            b = b &+ ((f << s) | (f >> (32 - s)))
         }
         state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d)
     }

@@ -1,20 +1,48 @@
-/// One file a FLUTE carousel sends: its Content-Location (relative path), bytes and type.
+/// One file a FLUTE carousel sends: its Content-Location (relative path), bytes and type. A
+/// large file comes with a `reader` instead of bytes and is read one source block at a time.
 public struct FluteFile: Sendable, Equatable {
     public var path: String
+    /// The file's bytes (empty when `reader` gives them).
     public var bytes: [UInt8]
     public var contentType: String?
+    public var reader: (any FluteFileReader)?
 
     public init(path: String, bytes: [UInt8], contentType: String? = nil) {
         self.path = path
         self.bytes = bytes
         self.contentType = contentType
     }
+
+    public init(path: String, reader: any FluteFileReader, contentType: String? = nil) {
+        self.path = path
+        self.bytes = []
+        self.contentType = contentType
+        self.reader = reader
+    }
+
+    public var size: Int { reader?.size ?? bytes.count }
+
+    public static func == (a: FluteFile, b: FluteFile) -> Bool {
+        a.path == b.path && a.bytes == b.bytes && a.contentType == b.contentType && a.reader?.version == b.reader?.version
+    }
+}
+
+/// A file the sender reads a block at a time (adapter: pread on an open file), so a 230 MiB
+/// bundle is never held whole.
+public protocol FluteFileReader: Sendable {
+    var size: Int { get }
+    /// MD5 of the whole file (RFC 1864, for the FDT's Content-MD5), computed once.
+    var md5: [UInt8] { get }
+    /// Differs when the file changed (size, mtime, inode).
+    var version: String { get }
+    /// `count` bytes at `offset` (short only at the end); nil when the read fails.
+    func read(at offset: Int, count: Int) -> [UInt8]?
 }
 
 /// A FLUTE (RFC 6726) carousel: every round sends the FDT instance and then each file as ALC
 /// packets (Compact No-Code, or Reed-Solomon GF(2^8) with repair symbols), one packet every
 /// `intervalNanoseconds`; the FDT is repeated before each file so a receiver that joins
-/// mid-round learns it quickly. Between rounds `reload` (the caller's directory scan) may change
+/// mid-round learns it quickly. Packets are made one source block at a time, as they are due. Between rounds `reload` (the caller's directory scan) may change
 /// the files: a changed or new file gets a new TOI and the FDT a new instance id.
 public struct FluteCarouselSource: StreamerSource {
     public struct Options: Sendable, Equatable {
@@ -64,8 +92,11 @@ public struct FluteCarouselSource: StreamerSource {
     private var tois: [String: UInt64] = [:]
     private var nextTOI: UInt64 = 1
     public private(set) var fdtInstanceID: UInt32 = 0
+    /// The packets of the block (or FDT) being sent, and what comes next in the round.
     private var queue: [[UInt8]] = []
     private var queued = 0
+    private var cursor: (file: Int, block: Int)?
+    private var fdtPackets: [[UInt8]] = []
     private var due: Int64
     public private(set) var round = 0
     public private(set) var packetsSent = 0
@@ -99,11 +130,14 @@ public struct FluteCarouselSource: StreamerSource {
     private static func transports(_ files: [FluteFile], encoding: String?) -> [String: [UInt8]] {
         guard !ContentCoding.isIdentity(encoding) else { return [:] }
         var out: [String: [UInt8]] = [:]
-        for file in files { out[file.path] = ContentCoding.gzip(file.bytes) }
+        for file in files where file.reader == nil { out[file.path] = ContentCoding.gzip(file.bytes) }
         return out
     }
 
     private func transport(_ file: FluteFile) -> [UInt8] { transports[file.path] ?? file.bytes }
+
+    /// Transfer-Length: the transport object's size (a reader's file is sent as is, no coding).
+    private func transportSize(_ file: FluteFile) -> Int { file.reader?.size ?? transport(file).count }
 
     private mutating func assignTOI(_ path: String) {
         tois[path] = nextTOI
@@ -111,23 +145,48 @@ public struct FluteCarouselSource: StreamerSource {
     }
 
     public var nextDueNanoseconds: Int64? {
-        if queued >= queue.count, let rounds = options.rounds, round >= rounds { return nil }
+        if queued >= queue.count, cursor == nil, let rounds = options.rounds, round >= rounds { return nil }
         return due
     }
 
     public mutating func pop() -> [ScheduledDatagram] {
-        if queued >= queue.count {
-            if let rounds = options.rounds, round >= rounds { return [] }
-            startRound()
-            if queue.isEmpty { round += 1; due += options.intervalNanoseconds; return [] }
+        while queued >= queue.count {
+            if cursor == nil {
+                if let rounds = options.rounds, round >= rounds { return [] }
+                startRound()
+            }
+            refill()
+            if queued >= queue.count && cursor == nil { round += 1; due += options.intervalNanoseconds; return [] }
         }
         let payload = queue[queued]
         queued += 1
         packetsSent += 1
         let datagram = ScheduledDatagram(flow: flow, destination: destination, payload: payload, dueNanoseconds: due)
         due += options.intervalNanoseconds
-        if queued >= queue.count { round += 1 }
+        if queued >= queue.count, cursor == nil { round += 1 }
         return [datagram]
+    }
+
+    /// The next part of the round: the FDT before each file, then the file one block at a time.
+    private mutating func refill() {
+        queue = []
+        queued = 0
+        guard let (index, block) = cursor else { return }
+        if files.isEmpty {
+            queue = fdtPackets
+            cursor = nil
+            return
+        }
+        let file = files[index]
+        let blocks = info(length: transportSize(file)).blocks ?? []
+        if block < 0 {
+            queue = fdtPackets
+        } else if block < blocks.count {
+            queue = packets(toi: tois[file.path] ?? 0, file: file, blocks: blocks, block: block, fdtID: nil)
+        }
+        if block + 1 < blocks.count { cursor = (index, block + 1) }
+        else if index + 1 < files.count { cursor = (index + 1, -1) }
+        else { cursor = nil }
     }
 
     private var encodingID: UInt8 { options.repairSymbols > 0 ? FECObjectInfo.reedSolomonGF256 : FECObjectInfo.compactNoCode }
@@ -141,12 +200,12 @@ public struct FluteCarouselSource: StreamerSource {
     /// The FDT instance describing the current files.
     public func fdt(expires: UInt32) -> FDTInstance {
         FDTInstance(expires: expires, complete: false, files: files.map { file in
-            let transport = transport(file)
-            let oti = info(length: transport.count)
-            let encoding = ContentCoding.isIdentity(options.contentEncoding) ? nil : options.contentEncoding
-            return FDTInstance.File(toi: tois[file.path] ?? 0, contentLocation: file.path, contentLength: UInt64(file.bytes.count),
-                                    transferLength: UInt64(transport.count), contentType: file.contentType, contentEncoding: encoding,
-                                    md5: options.md5 ? MD5.digest(file.bytes) : nil, fecEncodingID: encodingID,
+            let length = transportSize(file)
+            let oti = info(length: length)
+            let encoding = ContentCoding.isIdentity(options.contentEncoding) || file.reader != nil ? nil : options.contentEncoding
+            return FDTInstance.File(toi: tois[file.path] ?? 0, contentLocation: file.path, contentLength: UInt64(file.size),
+                                    transferLength: UInt64(length), contentType: file.contentType, contentEncoding: encoding,
+                                    md5: options.md5 ? file.reader?.md5 ?? MD5.digest(file.bytes) : nil, fecEncodingID: encodingID,
                                     maxSourceBlockLength: oti.maxSourceBlockLength, symbolLength: oti.symbolLength,
                                     maxEncodingSymbols: options.repairSymbols > 0 ? oti.maxEncodingSymbols : nil)
         })
@@ -155,44 +214,54 @@ public struct FluteCarouselSource: StreamerSource {
     private mutating func startRound() {
         var changed = round == 0
         if round > 0, let fresh = reload?() {
-            let old = Dictionary(files.map { ($0.path, $0.bytes) }, uniquingKeysWith: { a, _ in a })
-            for file in fresh where old[file.path] != file.bytes { assignTOI(file.path); changed = true }
+            let old = Dictionary(files.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+            for file in fresh where old[file.path] != file { assignTOI(file.path); changed = true }
             if Set(fresh.map(\.path)) != Set(files.map(\.path)) { changed = true }
             files = fresh
         }
         if changed && round > 0 { fdtInstanceID = (fdtInstanceID + 1) & 0xF_FFFF }
         let expires = UInt32(truncatingIfNeeded: due / 1_000_000_000 + FDTInstance.ntpUnixOffset + options.fdtLifetimeSeconds)
-        let fdtPackets = packets(toi: 0, bytes: fdt(expires: expires).xml(), fdtID: fdtInstanceID)
+        let fdt = FluteFile(path: "", bytes: fdt(expires: expires).xml())
+        let fdtBlocks = info(length: fdt.size).blocks ?? []
+        fdtPackets = fdtBlocks.indices.flatMap { packets(toi: 0, file: fdt, blocks: fdtBlocks, block: $0, fdtID: fdtInstanceID) }
         queue = []
         queued = 0
-        if files.isEmpty { queue = fdtPackets }
-        for file in files {
-            queue.append(contentsOf: fdtPackets)
-            queue.append(contentsOf: packets(toi: tois[file.path] ?? 0, bytes: transport(file), fdtID: nil))
-        }
+        cursor = (0, -1)
     }
 
-    /// ALC packets of one object: each block's sources, then its repairs.
-    private func packets(toi: UInt64, bytes: [UInt8], fdtID: UInt32?) -> [[UInt8]] {
-        let oti = info(length: bytes.count)
-        guard let blocks = oti.blocks else { return [] }
+    /// ALC packets of one source block of an object: its sources, then its repairs. A reader's
+    /// file is read for this block only.
+    private func packets(toi: UInt64, file: FluteFile, blocks: [FECObjectInfo.Block], block sbn: Int, fdtID: UInt32?) -> [[UInt8]] {
+        let length = transportSize(file)
+        let oti = info(length: length)
         var extensions: [LCTExtension] = []
         if let fdtID { extensions.append(.fdt(version: 2, instanceID: fdtID)) }
         extensions.append(oti.ftiExtension)
         let header = LCTHeader(tsi: options.tsi, toi: toi, codepoint: encodingID, extensions: extensions)
         let e = options.symbolLength
+        let block = blocks[sbn]
+        let first = block.firstSymbol * e
+        let bytes: ArraySlice<UInt8>
+        if let reader = file.reader {
+            guard let read = reader.read(at: first, count: min(length, first + block.sourceSymbols * e) - first) else { return [] }
+            bytes = read[...]
+        } else {
+            bytes = transport(file)[first..<min(length, first + block.sourceSymbols * e)]
+        }
         var out: [[UInt8]] = []
-        for (sbn, block) in blocks.enumerated() {
+        do {
             var sources: [[UInt8]] = []
             for j in 0..<block.sourceSymbols {
-                let start = (block.firstSymbol + j) * e
-                let symbol = Array(bytes[start..<min(bytes.count, start + e)])
+                let start = bytes.startIndex + j * e
+                guard start < bytes.endIndex else { break }
+                let symbol = Array(bytes[start..<min(bytes.endIndex, start + e)])
                 out.append(ALCPacket(header: header, sourceBlockNumber: UInt32(sbn), encodingSymbolID: UInt32(j), symbol: symbol[...])
                     .encode(encodingID: encodingID))
                 if options.repairSymbols > 0 { sources.append(symbol + [UInt8](repeating: 0, count: e - symbol.count)) }
             }
             let m = block.encodingSymbols - block.sourceSymbols
-            guard m > 0, let math, let repairs = try? math.encode(sourceCount: block.sourceSymbols, repairCount: m, symbolLength: e, sources: sources) else { continue }
+            guard m > 0, sources.count == block.sourceSymbols, let math,
+                  let repairs = try? math.encode(sourceCount: block.sourceSymbols, repairCount: m, symbolLength: e, sources: sources) else { return out }
             for (r, repair) in repairs.enumerated() {
                 out.append(ALCPacket(header: header, sourceBlockNumber: UInt32(sbn), encodingSymbolID: UInt32(block.sourceSymbols + r),
                                      symbol: repair[...]).encode(encodingID: encodingID))

@@ -18,6 +18,9 @@ public final class DirectoryFileSink: ReceivedFileSink, Sendable {
         self.root = root.hasSuffix("/") && root.count > 1 ? String(root.dropLast()) : root
     }
 
+    /// Beside the served tree (same filesystem, never served): `ROOT.spool`.
+    public var spoolDirectory: String? { root + ".spool" }
+
     private func localPath(_ channelID: String, _ path: String) -> String { "\(root)/\(channelID)/\(path)" }
 
     public func store(_ file: ReceivedFile) throws -> StoredFile {
@@ -28,9 +31,16 @@ public final class DirectoryFileSink: ReceivedFileSink, Sendable {
         let target = localPath(file.channelID, file.path)
         let folder = String(target[..<(target.lastIndex(of: "/") ?? target.endIndex)])
         try Self.makeDirectories(folder)
-        try AtomicFile.write(file.bytes, to: target, mode: 0o644)
-        let digest = MD5.digest(file.bytes).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-        let stored = StoredFile(channelID: file.channelID, path: file.path, localPath: target, size: file.bytes.count,
+        let md5: [UInt8]
+        if let spool = file.spool {
+            try SpoolFile.place(spool, at: target)
+            md5 = spool.md5
+        } else {
+            try AtomicFile.write(file.bytes, to: target, mode: 0o644)
+            md5 = MD5.digest(file.bytes)
+        }
+        let digest = md5.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        let stored = StoredFile(channelID: file.channelID, path: file.path, localPath: target, size: file.size,
                                 contentType: file.contentType, etag: "\"\(digest)\"", storedNanoseconds: file.completedNanoseconds)
         index.withLock { $0[file.channelID, default: [:]][file.path] = stored }
         return stored

@@ -13,20 +13,45 @@ public final class FileChannels: Sendable {
         var lastStoreError: [String: String] = [:]
         var storedCount: [String: Int] = [:]
         var sink: (any ReceivedFileSink)?
+        var spool: SpoolDirectory?
+        var limits: Limits
         var completed: (@Sendable (String, String, [UInt8]) -> Void)?
         var stored: [@Sendable (String, StoredFile) -> Void] = []
     }
-    private let state = Mutex(State())
-    private let configuration: FluteReceiverConfiguration
+
+    /// The receivers' limits and which objects are assembled on disk (docs/files.md "Large files").
+    public struct Limits: Sendable, Equatable {
+        public var receiver: FluteReceiverConfiguration
+        /// Channels whose every object goes to disk (the update channel's bundles).
+        public var diskChannels: Set<String>
+        /// Free space an on-disk object must leave (its Transfer-Length is refused otherwise).
+        public var diskFloorBytes: Int
+
+        public init(receiver: FluteReceiverConfiguration = FluteReceiverConfiguration(), diskChannels: Set<String> = [],
+                    diskFloorBytes: Int = 64 << 20) {
+            self.receiver = receiver
+            self.diskChannels = diskChannels
+            self.diskFloorBytes = diskFloorBytes
+        }
+    }
+
+    private let state: Mutex<State>
     private let math: (any ReedSolomonMath)?
 
     public init(configuration: FluteReceiverConfiguration = FluteReceiverConfiguration(), math: (any ReedSolomonMath)? = RFC5510ReedSolomonMath()) {
-        self.configuration = configuration
+        state = Mutex(State(limits: Limits(receiver: configuration)))
         self.math = math
     }
 
+    /// Limits for receivers made from now on; set before ingest starts.
+    public var limits: Limits {
+        get { state.withLock { $0.limits } }
+        set { state.withLock { $0.limits = newValue } }
+    }
+
     /// Called with each stored file (channel, path, bytes) outside the lock; the catalog feed
-    /// hook (Catalog/CatalogFileFeed.swift). Set before ingest starts.
+    /// hook (Catalog/CatalogFileFeed.swift). Not called for files assembled on disk (large
+    /// objects, the update channel): they are never catalog feeds. Set before ingest starts.
     public var completed: (@Sendable (String, String, [UInt8]) -> Void)? {
         get { state.withLock { $0.completed } }
         set { state.withLock { $0.completed = newValue } }
@@ -39,9 +64,24 @@ public final class FileChannels: Sendable {
     }
 
     /// Where completed files go; set before ingest starts (nil: received files are only counted).
+    /// A sink with a spool directory gets large objects as spool files; the directory's leftovers
+    /// from an earlier run are removed here.
     public var sink: (any ReceivedFileSink)? {
         get { state.withLock { $0.sink } }
-        set { state.withLock { $0.sink = newValue } }
+        set {
+            state.withLock { state in
+                state.sink = newValue
+                state.spool = nil
+                guard let path = newValue?.spoolDirectory else { return }
+                let spool = SpoolDirectory(path: path, floorBytes: state.limits.diskFloorBytes)
+                do {
+                    try spool.clear()
+                    state.spool = spool
+                } catch {
+                    // Without a usable spool folder objects stay in memory (within its limit).
+                }
+            }
+        }
     }
 
     /// Follows the channel list: a receiver per file channel (kept across updates).
@@ -54,9 +94,10 @@ public final class FileChannels: Sendable {
                     // The announced a=flute-tsi narrows the receiver to that session; a changed TSI
                     // starts a fresh receiver (the old session's objects are not this channel's).
                     if channel.kind == .file, state.receivers[channel.id]?.configuration.tsi != channel.fluteTSI || state.receivers[channel.id] == nil {
-                        var limits = configuration
+                        var limits = state.limits.receiver
                         limits.tsi = channel.fluteTSI
-                        state.receivers[channel.id] = FluteReceiver(configuration: limits, math: math)
+                        limits.diskOnly = limits.diskOnly || state.limits.diskChannels.contains(channel.id)
+                        state.receivers[channel.id] = FluteReceiver(configuration: limits, math: math, stores: state.spool)
                     }
                 case .removed:
                     break   // the table stays until the gateway restarts: files remain served
@@ -84,7 +125,8 @@ public final class FileChannels: Sendable {
                         continue
                     }
                     let file = ReceivedFile(channelID: id, path: path, contentType: object.contentType, toi: object.toi,
-                                            fdtInstance: object.fdtInstance, bytes: object.bytes, completedNanoseconds: time)
+                                            fdtInstance: object.fdtInstance, bytes: object.bytes, spool: object.spool,
+                                            completedNanoseconds: time)
                     var result: Result<StoredFile, any Error>? = nil
                     if let sink = state.sink {
                         do { result = .success(try sink.store(file)) } catch {
@@ -108,7 +150,7 @@ public final class FileChannels: Sendable {
         var notes: [[UInt8]] = []
         for (object, result) in stored {
             var members: [(String, JSONValue)] = [
-                ("event", .string("file")), ("path", .string(object.contentLocation)), ("size", .number(Double(object.bytes.count))),
+                ("event", .string("file")), ("path", .string(object.contentLocation)), ("size", .number(Double(object.size))),
                 ("toi", .number(Double(object.toi))), ("fdtInstance", .number(Double(object.fdtInstance))),
                 ("url", .string("/files/\(id)/\(object.contentLocation)")),
             ]
@@ -116,7 +158,7 @@ public final class FileChannels: Sendable {
             // No `localPath` here: the note goes to fans (messages, SSE) and into replays' events,
             // which must not depend on where the files were written (the management table has it).
             case .success(let file)?: members.append(("status", .string("complete")))
-                completed?(id, object.contentLocation, object.bytes)
+                if object.spool == nil { completed?(id, object.contentLocation, object.bytes) }
                 for observer in observers { observer(id, file) }
             case .failure(let error)?: members.append(("status", .string("failed"))); members.append(("error", .string("\(error)")))
             case nil: members.append(("status", .string("complete")))
@@ -135,9 +177,9 @@ public final class FileChannels: Sendable {
 
     /// Channel `id`'s distribution table and counters; nil when it is not a file channel.
     public func table(_ id: String) -> JSONValue? {
-        let (rows, stats, failures, lastError, count, sink) = state.withLock { state in
+        let (rows, stats, failures, lastError, count, sink, memory) = state.withLock { state in
             (state.receivers[id]?.table, state.receivers[id]?.stats, state.storeFailures[id] ?? 0, state.lastStoreError[id],
-             state.storedCount[id] ?? 0, state.sink)
+             state.storedCount[id] ?? 0, state.sink, state.receivers[id]?.bufferedBytes ?? 0)
         }
         guard let rows, let stats else { return nil }
         var files: [JSONValue] = []
@@ -169,6 +211,7 @@ public final class FileChannels: Sendable {
         var counters: [(String, JSONValue)] = stats.fields.map { ($0.name, .number(Double($0.value))) }
         counters.append(("files_stored", .number(Double(count))))
         counters.append(("store_failures", .number(Double(failures))))
+        counters.append(("assembly_memory_bytes", .number(Double(memory))))
         return .object([("id", .string(id)), ("files", .array(files)), ("stats", .object(counters)),
                         ("lastStoreError", lastError.map(JSONValue.string) ?? .null)])
     }

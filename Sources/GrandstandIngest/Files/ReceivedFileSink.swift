@@ -1,3 +1,5 @@
+import GrandstandCore
+
 /// Where file channels (FLUTE, RFC 6726) put a completed object, and where the fan listener's
 /// `/files/ID/PATH` finds it. The content cache implements it (one store for received files and
 /// prefetched items, docs/cache.md); `DirectoryFileSink` is the plain stand-in for tests and replay.
@@ -9,6 +11,13 @@ public protocol ReceivedFileSink: Sendable {
     func lookup(channelID: String, path: String) -> StoredFile?
     /// Every stored file of a channel (the distribution table's local side).
     func files(channelID: String) -> [StoredFile]
+    /// Where objects assembled on disk are spooled: a folder on the sink's filesystem, so a
+    /// complete spool file is renamed into place (nil: every object is assembled in memory).
+    var spoolDirectory: String? { get }
+}
+
+extension ReceivedFileSink {
+    public var spoolDirectory: String? { nil }
 }
 
 /// One complete FLUTE object as delivered by the file channel receiver.
@@ -20,7 +29,13 @@ public struct ReceivedFile: Sendable {
     /// Transport Object Identifier and FDT instance that described it.
     var toi: UInt64
     var fdtInstance: UInt32
+    /// The file's bytes; empty when it arrives as a spool file.
     public var bytes: [UInt8]
+    /// The complete, fsynced file assembled on disk: the sink renames it into place.
+    public var spool: SpooledObject? = nil
+
+    /// Bytes of the file.
+    public var size: Int { spool?.size ?? bytes.count }
     /// Capture time of the packet that completed it (CLOCK_REALTIME ns).
     public var completedNanoseconds: Int64
 }

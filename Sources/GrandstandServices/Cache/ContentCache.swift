@@ -134,21 +134,34 @@ public final class ContentCache: ReceivedFileSink, Sendable {
 
     static func channelItemID(_ channelID: String) -> String { "file-channel-" + channelID }
 
+    /// A file received on a channel; one assembled on disk is hashed (outside the lock) and its
+    /// spool file renamed into `objects/` (`adopt`), never copied.
     public func store(_ file: ReceivedFile) throws -> StoredFile {
         let id = Self.channelItemID(file.channelID)
         let policy = policy
+        let hashed = try file.spool.map { spool throws in try ContentStore.hash(spool.path) }
         return try changing { state throws -> StoredFile in
-            try state.makeRoom(for: file.bytes.count, keep: id, policy: policy, now: file.completedNanoseconds)
-            let stored = try state.store.store(file.bytes, itemID: id, path: file.path, contentType: file.contentType,
-                                               now: file.completedNanoseconds) { item in
+            try state.makeRoom(for: file.size, keep: id, policy: policy, now: file.completedNanoseconds)
+            let mutate = { (item: inout CacheItem) in
                 item.source = .fileChannel(file.channelID)
                 if item.category.isEmpty { item.category = "file-channel" }
                 item.restore(.cached)
                 item.lastAccessNanoseconds = file.completedNanoseconds
             }
+            let stored: CacheFile
+            if let spool = file.spool {
+                stored = try state.store.adopt(spool.path, size: spool.size, itemID: id, path: file.path, contentType: file.contentType,
+                                               now: file.completedNanoseconds, hashed: hashed, mutate)
+            } else {
+                stored = try state.store.store(file.bytes, itemID: id, path: file.path, contentType: file.contentType,
+                                               now: file.completedNanoseconds, mutate)
+            }
             return Self.storedFile(file.channelID, stored, localPath: state.store.objectPath(stored.sha256))
         }
     }
+
+    /// Spool files go to the store's `tmp/` (same filesystem as `objects/`, emptied at open).
+    public var spoolDirectory: String? { configuration.directory + "/tmp" }
 
     public func lookup(channelID: String, path: String) -> StoredFile? {
         file(Self.channelItemID(channelID), path: path).map { Self.storedFile(channelID, $0.1, localPath: $0.2) }
