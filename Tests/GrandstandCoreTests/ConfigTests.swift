@@ -28,7 +28,7 @@ struct ConfigTests {
     }
 
     @Test(arguments: [
-        (#"{"licence":{}}"#, ["$.licence: unknown key (expected one of: board, cache, catalog, channels, discovery, fec, health, hls, license, listeners, logLevel, management, network, records, reporting, stateDirectory, streamers, update)",
+        (#"{"licence":{}}"#, ["$.licence: unknown key (expected one of: board, cache, catalog, channels, discovery, fec, files, health, hls, license, listeners, logLevel, management, network, records, reporting, stateDirectory, streamers, update)",
                               "$.license: required object is missing (needs venueName, contentOwner, appDeveloper)"]),
         (#"{"license":{"venueName":"","contentOwner":3},"management":{"token":"t"}}"#,
          ["$.license.venueName: must not be empty", "$.license.contentOwner: expected a string, got a number",

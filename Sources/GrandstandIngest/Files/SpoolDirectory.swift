@@ -28,14 +28,14 @@ public struct SpoolDirectory: SymbolStoreProvider {
         return Int(info.f_bavail) * Int(info.f_frsize)
     }
 
-    /// Creates the folder and removes spool files a previous run left (its objects restart).
+    /// Removes spool files a previous run left (their objects restart). A folder not made yet
+    /// holds none: it is created with the first object on disk (`makeStore`), so a gateway that
+    /// never assembles one leaves nothing behind (and a missing state directory stays missing).
     public func clear() throws(SymbolStoreError) {
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for part in path.split(separator: "/") {
-            prefix += "/" + part
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST { throw SymbolStoreError(operation: "create folder", path: prefix, errno: errno) }
+        guard let folder = opendir(path) else {
+            if errno == ENOENT { return }
+            throw SymbolStoreError(operation: "open folder", path: path, errno: errno)
         }
-        guard let folder = opendir(path) else { throw SymbolStoreError(operation: "open folder", path: path, errno: errno) }
         defer { closedir(folder) }
         while let entry = readdir(folder) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
@@ -44,6 +44,7 @@ public struct SpoolDirectory: SymbolStoreProvider {
     }
 
     public func makeStore(transferLength: Int) throws(SymbolStoreError) -> any SymbolStore {
+        try makeFolder()
         guard let free = freeBytes(path) else { throw SymbolStoreError(operation: "statvfs", path: path, errno: errno) }
         guard transferLength <= free - floorBytes else { throw SymbolStoreError(operation: "reserve \(transferLength) bytes", path: path, errno: ENOSPC) }
         let number = Self.counter.withLock { value in
@@ -54,6 +55,17 @@ public struct SpoolDirectory: SymbolStoreProvider {
         let fd = open(file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw SymbolStoreError(operation: "create", path: file, errno: errno) }
         return SpoolFile(fd: fd, path: file)
+    }
+}
+
+extension SpoolDirectory {
+    /// The folder and its parents (`mkdir -p`).
+    func makeFolder() throws(SymbolStoreError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            prefix += "/" + part
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST { throw SymbolStoreError(operation: "create folder", path: prefix, errno: errno) }
+        }
     }
 }
 
