@@ -123,8 +123,11 @@ def wait_channel(box, index, timeout=120):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         code, body = mgmt(box, "GET", "/api/v1/channels")
-        if code == 200 and any(c.get("id") == CHANNEL or c.get("name") == CHANNEL for c in json.loads(body).get("channels", [])):
-            return
+        if code == 200:
+            listed = json.loads(body)   # the channel table: a list (or {"channels": [...]})
+            rows = listed.get("channels", []) if isinstance(listed, dict) else listed
+            if any(isinstance(c, dict) and CHANNEL in (c.get("id"), c.get("name")) for c in rows):
+                return
         time.sleep(1)
     raise CheckFailed(f"box {index + 1} did not list channel {CHANNEL!r} within {timeout} s\n{box.unit_log()}")
 
