@@ -63,8 +63,8 @@ def new_dirs(cache):
 
 
 def wanted(args, name):
-    """Whether check `name` is in this run (all checks when no --only)."""
-    return not args.only or name in args.only
+    """Whether check `name` is in this run (all registered checks when no --only)."""
+    return (not args.only or name in args.only) and name in {n for n, _ in checks.CHECKS}
 
 
 def prepare_board_image(args, cache):
