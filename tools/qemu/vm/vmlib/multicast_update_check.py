@@ -13,13 +13,14 @@ from datetime import datetime, timezone
 from . import board_image
 from .checks import CheckFailed, Context, IMAGE_ONLY, check, expect, mgmt
 from .machine import Machine
-from .update_checks import MARKER, UPDATE_CHECKS, booted, update_status
+from .update_checks import UPDATE_CHECKS, booted, update_status
 
 CHANNEL = "updates"
 GROUP, PORT = "239.255.77.1", 6000
 RATE_BPS = 20_000_000
 SYMBOL, BLOCK, REPAIR = 1400, 200, 40   # 20 % repair: 5 % loss needs 10 of 40 on average
 LOSS = 0.05
+MARKER = "/var/lib/grandstand/multicast-check-marker"
 IMAGE_ONLY.add("update-multicast")
 UPDATE_CHECKS.append("update-multicast")
 
@@ -75,7 +76,8 @@ def update_multicast(ctx):
             second.start()
             second.wait_agent(timeout=300)
             boxes[1].run("for i in $(seq 300); do systemctl is-active -q grandstand.service && exit 0; sleep 1; done; exit 1", 330)
-            boxes[1].run(f"head -c 4096 /dev/urandom | sha256sum > {MARKER}; sync")
+            for box in boxes:   # each box's own data-partition marker (box 1 may not have the A/B checks' one)
+                box.run(f"head -c 4096 /dev/urandom | sha256sum > {MARKER}; sync")
             markers = [box.run(f"cat {MARKER}").output for box in boxes]
             before = [booted(box) for box in boxes]
             license = None
