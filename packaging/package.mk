@@ -82,6 +82,7 @@ bundle: image
 RPI4_BUNDLE = $(DIST)/grandstand-rpi4_$(DEB_VERSION).raucb
 image-check: deps deb-arm64
 	tools/image/test-rauc-tryboot.sh
+	tools/update/test-slot-hook.sh
 	tools/image/build.sh rpi4 "$(DEB_ARM64)" "$(DIST)"
 	tools/image/check-rpi4.sh "$(DIST)/grandstand-rpi4.img"
 	tools/update/bundle.sh --version "$(DEB_VERSION)" rpi4 "$(DIST)/grandstand-rpi4.rootfs.ext4" "$(RPI4_BUNDLE)"

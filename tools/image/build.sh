@@ -174,6 +174,8 @@ customize() {
     # Per-device identity is made at first boot: machine id (systemd), SSH host keys (unit above).
     echo uninitialized > "$root/etc/machine-id"
     rm -f "$root"/etc/ssh/ssh_host_* "$root/var/lib/dbus/machine-id" "$root/var/lib/systemd/random-seed"
+    # What /etc holds as shipped: an update keeps what the box changed or added (docs/updates.md).
+    "$REPO_DIR/tools/update/slot-hook.sh" record "$root"
     rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/cache/apt/archives/*.deb \
         "$root"/var/log/* "$root"/tmp/* "$root"/var/cache/debconf/*-old "$root"/var/lib/dpkg/*-old \
         "$root"/var/cache/ldconfig/aux-cache   # aux-cache holds inode numbers and times of this host

@@ -34,6 +34,8 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/content"
 # A hard link when the file system allows (1.2 GB), a copy otherwise.
 ln "$rootfs" "$work/content/rootfs.ext4" 2>/dev/null || cp --sparse=always "$rootfs" "$work/content/rootfs.ext4"
+# The slot hook carries the box's own /etc into the new slot (docs/updates.md "What an update keeps").
+install -m 0755 "$here/slot-hook.sh" "$work/content/hook"
 boot_image=
 if grep -q '^\[slot\.boot\.' "$conf"; then
     boot=${rootfs%.rootfs.ext4}.boot.vfat
@@ -51,10 +53,14 @@ description=Grandstand $version for $board
 [bundle]
 format=verity
 
+[hooks]
+filename=hook
+
 [image.rootfs]
-filename=rootfs.ext4$boot_image
+filename=rootfs.ext4
+hooks=post-install$boot_image
 MANIFEST
-touch -d "@$SOURCE_DATE_EPOCH" "$work/content" "$work/content/manifest.raucm"
+touch -d "@$SOURCE_DATE_EPOCH" "$work/content" "$work/content/manifest.raucm" "$work/content/hook"
 rm -f "$out"
 # BUNDLE_MKSQUASHFS_ARGS: extra mksquashfs options (the VM harness: -processors 1).
 rauc bundle --cert "$keys/signing.cert.pem" --key "$keys/signing.key.pem" --keyring "$keys/ca.cert.pem" \

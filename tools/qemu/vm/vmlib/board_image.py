@@ -79,6 +79,13 @@ def _debugfs(partition, commands):
         raise base_image.ImageError(f"debugfs on {partition} failed: {errors[:3] or proc.returncode}")
 
 
+def read_file(partition, path):
+    """The text of `path` in an ext4 image ("" when it has none), read with debugfs."""
+    proc = subprocess.run(["debugfs", "-R", f'cat "{path}"', str(partition)], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, check=True)
+    return proc.stdout.decode(errors="replace")
+
+
 def _guest_commands(staging):
     """debugfs commands that put the staged tree into the root filesystem (dirs, files, links)."""
     commands = []

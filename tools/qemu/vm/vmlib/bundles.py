@@ -3,10 +3,13 @@ boots, and a small HTTP server (with Range requests: RAUC streams verity bundles
 reaches at 10.0.2.2 (QEMU user networking's host address).
 
 Every bundle carries the image's own root filesystem plus the harness's guest files
-(board_image.test_rootfs) and a config whose `update` section makes the commit quick:
-  good      version VERSION+vmtest.1, health "running": marked good after 20 s
-  broken    version VERSION+vmtest.broken, health "up" (the VM has no channels: never up),
-            rollback after 60 s: the release that fails health
+(board_image.test_rootfs); what makes the commit quick is the box's own config (its `update`
+section, POLICY, written before each install: the slot hook carries it into the new slot, as it
+carries an operator's settings, docs/updates.md "What an update keeps"):
+  good      version VERSION+vmtest.1, policy health "running": marked good after 20 s; its /etc/motd
+            gains a line (a default the box did not change: the new slot must show it)
+  broken    version VERSION+vmtest.broken, policy health "up" (the VM has no channels: never
+            up), rollback after 60 s: the release that fails health
   crash     version VERSION+vmtest.crash, /usr/bin/grandstand a script that exits 1 at once:
             the daemon never starts, so only systemd's OnFailure= rolls it back
   tampered  good with one payload byte changed
@@ -26,13 +29,11 @@ from . import board_image, image
 REPO = image.REPO_DIR
 GOOD_UPDATE = {"markGoodAfterSeconds": 20, "rollbackAfterSeconds": 240, "health": "running"}
 BROKEN_UPDATE = {"markGoodAfterSeconds": 10, "rollbackAfterSeconds": 60, "health": "up"}
+# The box's `update` section while each bundle is installed (and so on its trial boot).
+POLICY = {"good": GOOD_UPDATE, "tampered": GOOD_UPDATE, "foreign": GOOD_UPDATE, "broken": BROKEN_UPDATE,
+          "crash": GOOD_UPDATE, "multicast": GOOD_UPDATE}
 CRASHING_BINARY = "#!/bin/sh\necho 'grandstand (vmtest crash bundle): exiting at start' >&2\nexit 1\n"
-
-
-def _config(update):
-    config = json.loads((REPO / "rootfs-overlay/etc/grandstand/config.json").read_text())
-    config["update"] = update
-    return json.dumps(config, indent=2) + "\n"
+RELEASE_NOTE = "Grandstand vmtest.1: a new default of the release\n"
 
 
 def _keys(*args):
@@ -64,11 +65,10 @@ class Bundles:
             raise RuntimeError(f"test bundles: {self.error}")
         return self.paths
 
-    def _bundle(self, name, version, update, extra=None):
+    def _bundle(self, name, version, extra=None):
         import time
         started = time.monotonic()
-        files = {"/etc/grandstand/config.json": _config(update), **(extra or {})}
-        rootfs = board_image.test_rootfs(self.shipped, self.dir, name, files)
+        rootfs = board_image.test_rootfs(self.shipped, self.dir, name, extra)
         out = self.dir / f"{name}.raucb"
         # One compressor thread at the lowest priority: the VM's timing checks run meanwhile.
         subprocess.run(["nice", "-n", "19", str(REPO / "tools/update/bundle.sh"), "--version", version, "qemu-virt",
@@ -80,7 +80,8 @@ class Bundles:
 
     def _build(self):
         try:
-            good = self._bundle("good", f"{self.version}+vmtest.1", GOOD_UPDATE)
+            motd = board_image.read_file(self.shipped.rootfs, "/etc/motd") + RELEASE_NOTE
+            good = self._bundle("good", f"{self.version}+vmtest.1", {"/etc/motd": motd})
             self.paths["good"] = good
             tampered = self.dir / "tampered.raucb"
             shutil.copy(good, tampered)
@@ -96,11 +97,11 @@ class Bundles:
                             str(foreign / "signing.key.pem"), "--keyring", str(dev / "ca.cert.pem"),
                             "--signing-keyring", str(foreign / "ca.cert.pem"), str(good), str(self.paths["foreign"])],
                            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            self.paths["broken"] = self._bundle("broken", f"{self.version}+vmtest.broken", BROKEN_UPDATE)
-            self.paths["crash"] = self._bundle("crash", f"{self.version}+vmtest.crash", GOOD_UPDATE,
+            self.paths["broken"] = self._bundle("broken", f"{self.version}+vmtest.broken")
+            self.paths["crash"] = self._bundle("crash", f"{self.version}+vmtest.crash",
                                                {"/usr/bin/grandstand": CRASHING_BINARY})
             if self.multicast:
-                self.paths["multicast"] = self._bundle("multicast", f"{self.version}+vmtest.2", GOOD_UPDATE)
+                self.paths["multicast"] = self._bundle("multicast", f"{self.version}+vmtest.2")
         except subprocess.CalledProcessError as error:
             self.error = f"{error.cmd[0]} failed: {(error.stderr or b'').decode(errors='replace')[-800:]}"
         except Exception as error:  # reported by wait()

@@ -13,7 +13,8 @@ from datetime import datetime, timezone
 from . import board_image
 from .checks import CheckFailed, Context, IMAGE_ONLY, check, expect, mgmt
 from .machine import Machine
-from .update_checks import UPDATE_CHECKS, booted, update_status
+from .bundles import POLICY
+from .update_checks import UPDATE_CHECKS, booted, config, update_status, write_config
 
 CHANNEL = "updates"
 GROUP, PORT = "239.255.77.1", 6000
@@ -35,13 +36,12 @@ def join_venue(ctx, mac, window):
     """Puts the box's capture on its venue NIC and turns on the update channel (restarts the daemon)."""
     interface = venue_interface(ctx, mac)
     ctx.run(f"ip link set {interface} up")
-    config = json.loads(ctx.run("cat /etc/grandstand/config.json").output)
-    config["network"]["interface"] = interface
-    update = config.setdefault("update", {})
-    update["multicast"] = {"channel": CHANNEL, "windows": [window], "maxViewers": 5, "staggerSeconds": 120}
-    ctx.run("cat > /etc/grandstand/config.json <<'EOF'\n" + json.dumps(config, indent=2) + "\nEOF\n"
-            "systemctl restart grandstand.service", timeout=60)
-    return config["license"]
+    settings = config(ctx)
+    settings["network"]["interface"] = interface
+    settings["update"] = {**POLICY["multicast"],
+                          "multicast": {"channel": CHANNEL, "windows": [window], "maxViewers": 5, "staggerSeconds": 120}}
+    write_config(ctx, settings)
+    return settings["license"]
 
 
 def multicast(ctx):

@@ -9,6 +9,7 @@ import subprocess
 import time
 
 from . import board_image
+from .bundles import POLICY, RELEASE_NOTE
 from .checks import CheckFailed, IMAGE_ONLY, check, expect, mgmt
 
 UPDATE_CHECKS = ["update-slots", "update-refused", "update-http", "update-rollback", "update-crash-loop", "update-power-cut"]
@@ -44,6 +45,32 @@ def wait_for(ctx, what, predicate, timeout):
             last = str(error)
         time.sleep(2)
     raise CheckFailed(f"waited {timeout} s for {what}; last update status: {last}\n{ctx.unit_log()}")
+
+
+def config(ctx):
+    return json.loads(ctx.run("cat /etc/grandstand/config.json").output)
+
+
+def write_config(ctx, settings, restart=True):
+    """The box's /etc/grandstand/config.json, as an operator writes it (restart: applied now)."""
+    ctx.run("cat > /etc/grandstand/config.json <<'EOF'\n" + json.dumps(settings, indent=2) + "\nEOF\n"
+            + ("systemctl restart grandstand.service" if restart else "sync"), timeout=60)
+
+
+def set_policy(ctx, name):
+    """The box's `update` section for installing bundle `name` (bundles.POLICY): the slot hook
+    carries the box's config into the new slot, so it governs the trial boot there."""
+    settings = config(ctx)
+    settings["update"] = {**POLICY[name], **({"multicast": settings["update"]["multicast"]}
+                                              if "multicast" in settings.get("update", {}) else {})}
+    write_config(ctx, settings, restart=False)
+
+
+def identity(ctx):
+    """What the box made its own (docs/updates.md "What an update keeps")."""
+    return {"machine-id": ctx.run("cat /etc/machine-id").output.strip(),
+            "ssh host key": ctx.run("sha256sum < /etc/ssh/ssh_host_ed25519_key.pub", expect_ok=False).output.strip(),
+            "config.json": config(ctx)}
 
 
 def booted(ctx):
@@ -99,6 +126,7 @@ def install_and_reboot(ctx, name, timeout=900):
     """`grandstand update install --reboot URL` started in the background (the guest reboots under
     the agent); its output and start/end times land on the data partition. Returns (install
     seconds, seconds until QEMU exited, seconds from power-on until the daemon answers)."""
+    set_policy(ctx, name)
     url = ctx.server.url(name)
     ctx.run(f"rm -f {INSTALL_LOG}; nohup sh -c 'date +%s.%N > {INSTALL_LOG}; "
             f"grandstand update install --reboot --install-timeout {timeout} {url} >> {INSTALL_LOG} 2>&1; "
@@ -123,10 +151,9 @@ def update_slots(ctx):
     expect(rauc.get("compatible") == "grandstand-qemu-virt" and rauc.get("booted") == "A",
            f"rauc status: compatible {rauc.get('compatible')!r}, booted {rauc.get('booted')!r}")
     # A short hold so the check does not wait the default 120 s (the bundles carry their own).
-    config = json.loads(ctx.run("cat /etc/grandstand/config.json").output)
-    config["update"] = {"markGoodAfterSeconds": 10, "rollbackAfterSeconds": 600}
-    ctx.run("cat > /etc/grandstand/config.json <<'EOF'\n" + json.dumps(config, indent=2) + "\nEOF\n"
-            "systemctl restart grandstand.service", timeout=60)
+    settings = config(ctx)
+    settings["update"] = {"markGoodAfterSeconds": 10, "rollbackAfterSeconds": 600}
+    write_config(ctx, settings)
     status = wait_for(ctx, "slot rootfs.0 marked good", lambda s: slot(s, "rootfs.0").get("bootStatus") == "good", 120)
     env = grubenv(ctx)
     expect(env.get("A_OK") == "1" and env.get("A_TRY") == "0", f"grubenv after mark-good: {env}")
@@ -171,11 +198,19 @@ def update_refused(ctx):
 @check("update-http")
 def update_http(ctx):
     """The good bundle over HTTP: installed into slot B, rebooted, slot B runs the new version,
-    the daemon marks it good (journaled), the data partition is intact."""
+    the daemon marks it good (journaled), the data partition is intact, the box's own machine
+    id, SSH host key and config came along and the release's new default arrived."""
     bundles = ctx.bundles.wait()
+    set_policy(ctx, "good")
+    own = identity(ctx)
     seconds, down, up = install_and_reboot(ctx, "good")
     expect(booted(ctx) == "B", f"booted {booted(ctx)!r} after the update, expected B")
     marker_kept(ctx)
+    kept = identity(ctx)
+    for what in own:
+        expect(kept[what] == own[what], f"the update did not keep the box's {what}: {own[what]!r} -> {kept[what]!r}")
+    motd = ctx.run("cat /etc/motd", expect_ok=False).output
+    expect(RELEASE_NOTE.strip() in motd, f"the new release's /etc/motd did not arrive: {motd!r}")
     version = f"{ctx.bundles.version}+vmtest.1"
     status = wait_for(ctx, "slot rootfs.1 marked good", lambda s: slot(s, "rootfs.1").get("bootStatus") == "good", 180)
     expect(slot(status, "rootfs.1").get("version") == version, f"slot rootfs.1: {slot(status, 'rootfs.1')}")
@@ -223,6 +258,7 @@ def update_crash_loop(ctx):
     ctx.bundles.wait()
     expect(booted(ctx) == "B", f"update-crash-loop starts on slot B, not {booted(ctx)!r}")
     wait_for(ctx, "slot rootfs.1 good before the install", lambda s: slot(s, "rootfs.1").get("bootStatus") == "good", 120)
+    set_policy(ctx, "crash")
     url = ctx.server.url("crash")
     ctx.run(f"rm -f {INSTALL_LOG}; nohup sh -c 'grandstand update install --reboot --install-timeout 900 {url} "
             f"> {INSTALL_LOG} 2>&1; sync' >/dev/null 2>&1 &")
@@ -332,6 +368,7 @@ def power_cut(ctx, at):
     share, trial, torn = POWER_CUT_AT[at]
     if trial:   # the daemon committed the slot once this boot and does not again: it stays on trial
         ctx.run(f"grub-editenv {GRUBENV} set {old}_TRY=1")
+    set_policy(ctx, "good")
     before = sectors_written(ctx, partition)
     ctx.run(f"grandstand update install --no-wait {ctx.server.url('good')}", timeout=60)
     started = time.monotonic()
