@@ -348,7 +348,9 @@ extension Daemon {
                             runningVersion: BuildInfo.current.version, incomingDirectory: config.stateDirectory + "/update-incoming")
         }
         return UpdateService(config: config, updater: RAUCInstaller(), events: events, clock: clock,
-                             recordPath: config.stateDirectory + "/update.json", multicast: multicast, health: { health.snapshot.state },
+                             recordPath: config.stateDirectory + "/update.json", multicast: multicast,
+                             trialStartedAt: 0,   // the boot: the system clock's monotonic seconds count from it
+                             health: { health.snapshot.state },
                              requestReboot: {
                                  let fd = open(Self.rebootRequest, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
                                  if fd >= 0 { close(fd) } else { printError("grandstand: cannot request a reboot: \(Self.rebootRequest)") }

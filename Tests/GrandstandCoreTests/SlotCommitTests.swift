@@ -46,7 +46,7 @@ struct SlotCommitTests {
             Issue.record("expected a rollback at 100 s")
             return
         }
-        #expect(reason == "not healthy 100 s after start (up needed for 10 s within 100 s)")
+        #expect(reason == "not healthy 100 s into the trial (up needed for 10 s within 100 s)")
         #expect(commit.decide(now: 200, state: Self.up, trial: Self.trial) == .wait)   // decided
     }
 

@@ -116,6 +116,24 @@ struct UpdateServiceTests {
         #expect(events.hub.recentKinds.contains("update-rolling-back"))
     }
 
+    /// A daemon restarted late in its slot's trial (it died and systemd started it again, slower
+    /// than the start limit) keeps the boot's deadline: the trial counts from the boot, not from
+    /// this start, so a slowly crash-looping release is still rolled back.
+    @Test func restartedDaemonKeepsTheBootsDeadline() throws {
+        let clock = ManualClock(monotonic: 35_000_000_000)   // this start: 35 s after the boot
+        let events = EventLog(stderrOnly: true), fake = FakeRAUC(booted: "rootfs.0", bootedGood: false)
+        let reboots = Mutex(0)
+        let service = UpdateService(config: try Self.config(#"{"markGoodAfterSeconds":10,"rollbackAfterSeconds":40,"health":"up"}"#),
+                                    updater: fake, events: events, clock: clock, recordPath: Self.recordPath(), pollSeconds: 1,
+                                    trialStartedAt: 0, health: { ServiceState(reasons: .noChannels) },
+                                    requestReboot: { reboots.withLock { $0 += 1 } })
+        try service.start()
+        defer { service.stop() }
+        let elapsed = Self.step(clock, seconds: 80) { reboots.withLock { $0 } > 0 }
+        #expect(fake.marks == ["bad"])
+        #expect((5...7).contains(elapsed))
+    }
+
     @Test func reportsARollbackFoundAtStart() throws {
         let clock = ManualClock(), events = EventLog(stderrOnly: true), fake = FakeRAUC(booted: "rootfs.1", bootedGood: true)
         let path = Self.recordPath()

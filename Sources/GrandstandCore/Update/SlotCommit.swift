@@ -32,7 +32,8 @@ public struct SlotCommit: Sendable {
     private var healthySince: Double?
     private var decided = false
 
-    /// `startedAt`: when the daemon started, in the same seconds as `decide`'s `now`.
+    /// `startedAt`: when the trial began (the daemon passes the boot), in the same seconds as
+    /// `decide`'s `now`.
     public init(config: GatewayConfig.Update, startedAt: Double) {
         self.config = config
         self.startedAt = startedAt
@@ -63,7 +64,7 @@ public struct SlotCommit: Sendable {
             guard trial.fallback else { return .wait }   // nothing good to fall back to: keep trying here
             decided = true
             let since = healthySince.map { "healthy for \(Int(now - $0)) s only" } ?? "not healthy"
-            return .rollBack(reason: "\(since) \(Int(now - startedAt)) s after start (\(config.health.rawValue) needed for "
+            return .rollBack(reason: "\(since) \(Int(now - startedAt)) s into the trial (\(config.health.rawValue) needed for "
                                      + "\(config.markGoodAfterSeconds) s within \(config.rollbackAfterSeconds) s)")
         }
         return .wait

@@ -60,8 +60,12 @@ public final class UpdateService: Sendable {
 
     /// `recordPath`: the install record on the data partition (`stateDirectory/update.json`);
     /// `multicast`: what bundles heard on `update.multicast.channel` need (nil: not listened to).
+    /// `trialStartedAt`: when the booted slot's trial began, in `clock`'s monotonic seconds (nil:
+    /// now). The daemon passes the boot (0: CLOCK_MONOTONIC counts from boot on Linux), so
+    /// `rollbackAfterSeconds` is a deadline per boot: a daemon that dies and is restarted again
+    /// and again, slower than systemd's start limit, still meets it (docs/updates.md).
     public init(config: GatewayConfig, updater: any SlotUpdater, events: EventLog, clock: any Clock,
-                recordPath: String, pollSeconds: Double = 5, multicast: MulticastInputs? = nil,
+                recordPath: String, pollSeconds: Double = 5, multicast: MulticastInputs? = nil, trialStartedAt: Double? = nil,
                 health: @escaping @Sendable () -> ServiceState, requestReboot: @escaping @Sendable () -> Void) {
         self.updater = updater
         self.events = events
@@ -71,7 +75,7 @@ public final class UpdateService: Sendable {
         self.recordPath = recordPath
         pollNanoseconds = Int64(pollSeconds * 1e9)
         state = Mutex(Status())
-        commit = Mutex(SlotCommit(config: config.update, startedAt: Double(clock.monotonicNanoseconds()) / 1e9))
+        commit = Mutex(SlotCommit(config: config.update, startedAt: trialStartedAt ?? Double(clock.monotonicNanoseconds()) / 1e9))
         if let channel = config.update.multicast, let multicast {
             self.multicast = MulticastUpdates(config: channel, inputs: multicast, events: events)
         } else {
