@@ -10,6 +10,7 @@
 #   p5 rootfs.0  slot A, the root filesystem
 #   p6 rootfs.1  slot B, empty until the first update (ROOT_SLOT_MIB)
 #   p7 data      ext4 mounted on /var/lib/grandstand, kept across updates; grown at first boot
+# layout_tree adds grandstand_tryboot.ko (tryboot-module/) for the tree's kernel before the image is made.
 # ${IMG%.img}.rootfs.ext4 and ${IMG%.img}.boot.vfat are left beside the image: `make bundle`
 # packs both (tools/update/bundle.sh). The slot numbers are also in rauc-tryboot and system.conf.
 ROOT_SLOT_MIB=${ROOT_SLOT_MIB:-1536}
@@ -29,6 +30,21 @@ layout_ids() {
 layout_fstab() {
     echo "PARTUUID=$DISK_ID-01 /boot/autoboot vfat defaults,noatime,umask=0077 0 2"
     echo "PARTUUID=$DISK_ID-07 /var/lib/grandstand ext4 defaults,noatime 0 2"
+}
+
+# layout_tree ROOT KVER: the tryboot reboot flag for Debian's kernel (tryboot-module/README.md):
+# grandstand_tryboot.ko built for KVER (tryboot-module/build.sh, cached) in
+# /lib/modules/KVER/updates/, depmod for KVER (the host's, as for the common tree), and loaded at
+# boot by overlay/etc/modules-load.d/grandstand-tryboot.conf.
+layout_tree() {
+    local root=$1 kver=$2 dir=$1/usr/lib/modules/$2
+    [ -d "$dir" ] || die "no /usr/lib/modules/$kver in the tree"
+    mkdir -p "$dir/updates"
+    # The mirror keeps only the suite's current kernel: a common tree cached before a point
+    # release has a KVER whose headers are gone (a new common tree fixes it).
+    "$board_dir/tryboot-module/build.sh" "$kver" "$dir/updates/grandstand_tryboot.ko" ||
+        die "no grandstand_tryboot.ko for $kver (if apt found no linux-headers-$kver: the mirror moved to a newer kernel; remove $IMAGE_CACHE/common-* and build again)"
+    depmod -b "$root" "$kver"
 }
 
 # layout_image ROOT KVER WORK IMG

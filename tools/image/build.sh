@@ -3,6 +3,7 @@
 #   1. mmdebstrap: Debian trixie arm64 root tree with tools/image/packages.list, the board's
 #      packages.list and the grandstand .deb (apt resolves its Depends), configured in an arm64
 #      chroot through qemu-user (binfmt_misc, tools/lib/roottree.sh); the slow cache helpers diverted.
+#   1b. The board's layout_tree if it has one (board/BOARD/layout.sh: rpi4 adds its kernel module).
 #   2. rootfs-overlay/ (the part the .deb does not ship), tools/image/image-overlay/ (first-boot
 #      units, DHCP on the uplink), board/BOARD/overlay/ if there is one, the board file, fstab,
 #      host name; no machine id, no SSH host keys.
@@ -260,11 +261,15 @@ main() {
     img=$out/grandstand-$board.img
     # The board's layout (board/BOARD/layout.sh): its identifiers, fstab lines and partitions.
     layout_fstab() { :; }
+    layout_tree() { :; }
     # shellcheck source=/dev/null # one of board/*/layout.sh
     . "$board_dir/layout.sh"
     declare -F layout_ids layout_image >/dev/null || die "board/$board/layout.sh lacks layout_ids or layout_image"
     layout_ids
     [ -n "${ROOT_PARTUUID:-}" ] || die "board/$board/layout.sh: layout_ids set no ROOT_PARTUUID"
+    SECONDS=0
+    layout_tree "$root" "$kver"
+    log "board tree step (layout_tree) in $SECONDS s"
     customize "$root"
     make_ext4 "$root" "$work/root.img" grandstand-root "$(uuid rootfs)"
     layout_image "$root" "$kver" "$work" "$img"

@@ -4,7 +4,7 @@
 # (sfdisk for the table, mtools for the FAT boot partition, debugfs for the ext4 root):
 # the A/B partition table, autoboot.txt, boot files, each boot partition's cmdline.txt (root=,
 # rauc.slot=), fstab, RAUC's system.conf and the rauc-tryboot backend, the data partition, unit
-# enabled, overlay applied, no per-device identity baked in.
+# enabled, overlay applied, no per-device identity baked in, the tryboot module for the image's kernel.
 # usage: check-rpi4.sh IMAGE
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 IMAGE" >&2; exit 2; }
@@ -123,5 +123,55 @@ rcat /etc/systemd/system/grandstand.service.d/board.conf | grep -qx 'After=dev-g
 [ "$(rcat /etc/machine-id)" = uninitialized ] && ok "machine id made at first boot" || bad "machine id baked in: $(rcat /etc/machine-id)"
 debugfs -R "ls /etc/ssh" "$tmp/root.img" 2>/dev/null | grep -q ssh_host_ && bad "SSH host keys baked in" || ok "no SSH host keys in the image"
 expect "kernel modules for brcmfmac (Wi-Fi)" bash -c "debugfs -R 'ls -p /usr/lib/modules' '$tmp/root.img' 2>/dev/null | grep -q arm64"
+
+# The tryboot reboot flag for Debian's kernel (board/rpi4/tryboot-module): grandstand_tryboot.ko
+# built for the image's own kernel (vermagic), in updates/, known to depmod, loaded at boot; every
+# symbol it needs exported by the kernel itself with the CRC it was built against (depmod -e);
+# nothing of its build chroot in the image.
+kver=$(debugfs -R 'ls -p /usr/lib/modules' "$tmp/root.img" 2>/dev/null | awk -F/ '$6 ~ /-arm64$/ { print $6 }' | head -n1)
+ko=/usr/lib/modules/$kver/updates/grandstand_tryboot.ko
+base=$tmp/modules/lib/modules/$kver
+mkdir -p "$base/updates"
+debugfs -R "dump $ko $base/updates/grandstand_tryboot.ko" "$tmp/root.img" >/dev/null 2>&1 || true
+if [ -n "$kver" ] && [ -s "$base/updates/grandstand_tryboot.ko" ]; then
+    ok "grandstand_tryboot.ko in /usr/lib/modules/$kver/updates"
+    vermagic=$(modinfo -F vermagic "$base/updates/grandstand_tryboot.ko" 2>/dev/null || true)
+    [ "${vermagic%% *}" = "$kver" ] && ok "grandstand_tryboot vermagic: $vermagic" || bad "grandstand_tryboot vermagic '$vermagic', kernel $kver"
+    # The whole vermagic (SMP, preempt model, modversions) as the kernel's own modules have it.
+    deps=$(rcat "/usr/lib/modules/$kver/modules.dep")
+    stock=$(grep -o -m1 '^kernel/[^:]*/brcmfmac\.ko[^:]*' <<< "$deps" || true)
+    debugfs -R "dump /usr/lib/modules/$kver/$stock $tmp/stock.ko${stock##*.ko}" "$tmp/root.img" >/dev/null 2>&1 || true
+    stock_magic=$(modinfo -F vermagic "$tmp/stock.ko${stock##*.ko}" 2>/dev/null || true)
+    [ -n "$stock_magic" ] && [ "$vermagic" = "$stock_magic" ] && ok "grandstand_tryboot vermagic = the kernel's own modules' (brcmfmac)" ||
+        bad "grandstand_tryboot vermagic '$vermagic', brcmfmac's '$stock_magic'"
+    [ "$(modinfo -F license "$base/updates/grandstand_tryboot.ko" 2>/dev/null)" = GPL ] && ok "grandstand_tryboot license GPL (GPL-only exports)" || bad "grandstand_tryboot license"
+    [ -z "$(modinfo -F depends "$base/updates/grandstand_tryboot.ko" 2>/dev/null)" ] && ok "grandstand_tryboot depends on no other module" || bad "grandstand_tryboot depends on $(modinfo -F depends "$base/updates/grandstand_tryboot.ko")"
+    grep -qx 'updates/grandstand_tryboot.ko:' <<< "$deps" && ok "depmod ran for $kver: modules.dep lists updates/grandstand_tryboot.ko" || bad "modules.dep of $kver lacks updates/grandstand_tryboot.ko"
+    # depmod -e: symbols it needs that the kernel does not export, or exports with another CRC
+    # (modversions). Debian's /boot/System.map is a stub (the real one is in the -dbg package), so
+    # against the kernel's Module.symvers: linux-headers-KVER's, kept beside the module in the
+    # image cache by its build (board/rpi4/tryboot-module/build.sh), or KERNEL_SYMVERS. Only this
+    # module is in the base, so a symbol of another module counts as unresolved too. The same run
+    # with rpi_firmware_property's CRC changed must complain (the check can fail).
+    symvers=${KERNEL_SYMVERS:-$(find "${GRANDSTAND_CACHE:-$(dirname "$0")/../../.cache}/image" -maxdepth 1 -name "tryboot-$kver-*.symvers" 2>/dev/null | head -n1)}
+    : > "$base/modules.order"; : > "$base/modules.builtin"
+    if [ -s "$symvers" ]; then
+        grep -qE '^0x[0-9a-f]+[[:space:]]+rpi_firmware_property[[:space:]]+vmlinux[[:space:]]+EXPORT_SYMBOL_GPL' "$symvers" &&
+            ok "Module.symvers of $kver: rpi_firmware_property built in, GPL-only" || bad "$symvers: no built-in rpi_firmware_property"
+        unresolved=$(depmod -n -e -E "$symvers" -b "$tmp/modules" "$kver" 2>&1 >/dev/null || true)
+        [ -z "$unresolved" ] && ok "depmod -e -E Module.symvers of $kver: grandstand_tryboot resolves, CRCs match" || bad "depmod -e: $unresolved"
+        sed -E 's/^0x[0-9a-f]+([[:space:]]+rpi_firmware_property[[:space:]])/0x00000001\1/' "$symvers" > "$tmp/Module.symvers.bad"
+        depmod -n -e -E "$tmp/Module.symvers.bad" -b "$tmp/modules" "$kver" 2>&1 >/dev/null | grep -q 'version of symbol rpi_firmware_property' &&
+            ok "depmod -e reports a CRC mismatch (control)" || bad "depmod -e missed rpi_firmware_property's CRC changed"
+    else
+        bad "no Module.symvers of $kver (KERNEL_SYMVERS, or tryboot-$kver-*.symvers in the image cache: build the image first)"
+    fi
+else
+    bad "no grandstand_tryboot.ko for the image's kernel '$kver'"
+fi
+rcat /etc/modules-load.d/grandstand-tryboot.conf | grep -qx grandstand_tryboot && ok "modules-load.d loads grandstand_tryboot at boot" || bad "no /etc/modules-load.d/grandstand-tryboot.conf entry"
+build_pkgs=$(awk '/^Package: / { p = $2 } /^Status: .* installed$/ && p ~ /^(linux-headers-|linux-kbuild-|(gcc|cpp|binutils)(-[0-9]+)?$|make$)/ { print p }' <<< "$dpkg_status" | xargs)
+[ -z "$build_pkgs" ] && ok "no compiler or kernel headers in the image (the module's build chroot stays out)" || bad "build packages in the image: $build_pkgs"
+debugfs -R "ls -p /usr/src" "$tmp/root.img" 2>/dev/null | grep -q 'linux-headers' && bad "kernel headers in /usr/src" || ok "no kernel headers in /usr/src"
 if [ "$fails" -gt 0 ]; then echo "image-check: $fails check(s) failed for $img" >&2; exit 1; fi
 echo "image-check: all checks passed for $img"
