@@ -103,6 +103,8 @@ def update_multicast(ctx):
                 raise CheckFailed(f"the sender failed: {(run_dir / 'send.log').read_text()[-2000:]}")
             transmission = time.monotonic() - sent
             relay = venue.stats()
+            received = [reception(box) for box in boxes]
+            print("  " + "\n  ".join(f"box {i + 1} received: {r}" for i, r in enumerate(received)), flush=True)
             outcomes = follow(boxes, version, timeout=1200)
             for index, box in enumerate(boxes):
                 expect(booted(box) != before[index], f"box {index + 1} still on slot {before[index]}")
@@ -119,6 +121,31 @@ def update_multicast(ctx):
         f"bundle {size / 2**20:.0f} MiB sent once in {transmission:.0f} s at {RATE_BPS / 1e6:.0f} Mbit/s "
         f"({relay['frames']} frames, {REPAIR}/{BLOCK} repair; {losses}); "
         + "; ".join(f"box {i + 1}: {o}" for i, o in enumerate(outcomes)))
+
+
+def reception(box):
+    """What a box's update channel got: each file's status and progress, the FLUTE counters that
+    are not zero, and the capture's kernel drops (GET /api/v1/files/updates, /api/v1/stats)."""
+    parts = []
+    try:
+        code, body = mgmt(box, "GET", f"/api/v1/files/{CHANNEL}")
+        if code == 200:
+            table = json.loads(body)
+            parts += [f"{f.get('name')} {f.get('status')} {f.get('progress')}" + (f" ({f['error']})" if f.get("error") else "")
+                      for f in table.get("files", [])]
+            stats = table.get("stats") or {}
+            parts.append(" ".join(f"{k}={v}" for k, v in sorted(stats.items()) if v))
+            if table.get("lastStoreError"):
+                parts.append(f"last store error: {table['lastStoreError']}")
+        else:
+            parts.append(f"files table: {code}")
+        code, body = mgmt(box, "GET", "/api/v1/stats")
+        if code == 200:
+            total = (json.loads(body).get("total") or {})
+            parts.append(" ".join(f"{k}={total.get(k)}" for k in ("pcap_received", "pcap_dropped_kernel", "pcap_dropped_interface")))
+    except (CheckFailed, ValueError, OSError) as error:
+        parts.append(f"unreadable: {error}")
+    return "; ".join(p for p in parts if p)
 
 
 def wait_channel(box, index, timeout=120):
@@ -178,7 +205,8 @@ def follow(boxes, version, timeout):
             return [f"bundle heard {s['heard'] or 0:.0f} s after the transmission, rebooted at "
                     f"{s['rebooted']:.0f} s (turn {s['planned']}), new slot good at {s['good']:.0f} s" for s in state]
         time.sleep(2)
-    raise CheckFailed(f"after {timeout} s: {state}; box statuses: {[multicast(b) for b in boxes]}")
+    raise CheckFailed(f"after {timeout} s: {state}; box statuses: {[multicast(b) for b in boxes]}; "
+                      f"receptions: {[reception(b) if s['rebooted'] is None else 'rebooted' for b, s in zip(boxes, state)]}")
 
 
 # In the default run once it has passed end to end (GRANDSTAND_VM_MULTICAST=1 adds it until then;
