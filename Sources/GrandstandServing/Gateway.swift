@@ -65,6 +65,10 @@ public final class Gateway: Sendable {
     let dataEvents = DataEventHub()
     /// File channels (FLUTE): receivers, the received-file sink, distribution tables (Files/).
     public let files = FileChannels()
+    /// File channels' datagrams on their way to the `files` thread (started with the serving
+    /// thread; without it, as in replays and most tests, they are delivered on the caller's thread).
+    let fileQueue = FileDeliveryQueue()
+    private let filesThread = Mutex<ServiceThread?>(nil)
 
     public init(settings: Settings = Settings(), clock: any Clock = SystemClock()) {
         self.settings = settings
@@ -108,10 +112,17 @@ public final class Gateway: Sendable {
             case .path:
                 break   // journaled by the ingest service; the merge's counters are in the stats
             case .fileDatagram(let id, let payload, let time):
-                // Arrivals are published like data messages: messages.json and the SSE stream.
-                handle(files.receive(id, payload, at: time).map { .dataMessage(channelID: id, payload: $0[...], timestampNanoseconds: time) })
+                if fileQueue.put(FileDeliveryQueue.Datagram(channelID: id, payload: Array(payload), timestampNanoseconds: time)) == .notRunning {
+                    deliverFile(id, payload, at: time)
+                }
             }
         }
+    }
+
+    /// One file channel datagram into its FLUTE receiver (the `files` thread, or the caller's);
+    /// arrivals are published like data messages: messages.json and the SSE stream.
+    private func deliverFile(_ id: String, _ payload: ArraySlice<UInt8>, at time: Int64) {
+        handle(files.receive(id, payload, at: time).map { .dataMessage(channelID: id, payload: $0[...], timestampNanoseconds: time) })
     }
 
     private func apply(_ changes: [ChannelChange]) {
@@ -172,16 +183,26 @@ public final class Gateway: Sendable {
 
     // MARK: Serving thread
 
-    /// Starts the serving thread (`serving`): expiry of held requests, thumbnails, retired channels.
+    /// Starts the serving thread (`serving`): expiry of held requests, thumbnails, retired channels;
+    /// and the `files` thread, which assembles the file channels' objects off the capture thread.
     public func start() throws(RuntimeError) {
         try thread.withLock { (thread: inout ServiceThread?) throws(RuntimeError) in
             thread = try ServiceThread(name: "serving") { [self] stop in run(stop) }
         }
+        try filesThread.withLock { (thread: inout ServiceThread?) throws(RuntimeError) in
+            let stop = StopSignal()
+            fileQueue.attach(stop)
+            thread = try ServiceThread(name: "files", stop: stop) { [self] stop in
+                fileQueue.drain(stop) { deliverFile($0.channelID, $0.payload[...], at: $0.timestampNanoseconds) }
+            }
+        }
+        files.queueDrops = { [fileQueue] in fileQueue.dropped($0) }
     }
 
-    /// Stops the serving thread and answers every held request (before the listeners stop).
+    /// Stops the serving and files threads and answers every held request (before the listeners stop).
     public func stop() {
         thread.withLock { thread in defer { thread = nil }; return thread }?.stop()
+        filesThread.withLock { thread in defer { thread = nil }; return thread }?.stop()
         for channel in videoChannels {
             channel.releaseAll()
             channel.stopHealth()

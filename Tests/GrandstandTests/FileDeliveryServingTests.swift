@@ -56,11 +56,15 @@ import Testing
         try daemon.start()
         defer { daemon.stop() }
         let status = try #require(daemon.status)
+        // The started gateway assembles files on its `files` thread: wait for both to be stored.
+        let storedFiles = DispatchSemaphore(value: 0)
+        daemon.gateway.files.observeStored { _, _ in storedFiles.signal() }
         // Reed-Solomon repair on (B = 20, max_n = 28: the clip's blocks of 15/14/14 sources get 6/5/5
         // repairs); every 7th packet of the clip lost (≤ 3 of any block), the rest kept.
         Self.feed(try Self.datagrams(Self.files, rounds: 1, repair: 8), to: daemon.gateway, skip: { index, payload in
             index % 7 == 3 && (try? LCTHeader.parse(payload[...]).get().header.toi) == 2
         })
+        for _ in Self.files { #expect(storedFiles.wait(timeout: .now() + 20) == .success, "a file was not stored") }
 
         let fan = RawHTTPClient(port: status.fan.port)
         for file in Self.files {

@@ -3,9 +3,10 @@ import GrandstandCore
 import Synchronization
 
 /// The file channels of the gateway: one FLUTE receiver per `.file` channel, fed the channel's
-/// datagrams on the capture thread; completed objects go to the `ReceivedFileSink`. Keeps the
-/// distribution table's facts (what the receivers announce plus where files were stored) and
-/// gives each arrival as a JSON event for the channel's SSE stream (docs/files.md).
+/// datagrams on the `files` thread (FileDeliveryQueue; the caller's thread in replays);
+/// completed objects go to the `ReceivedFileSink`. Keeps the distribution table's facts (what
+/// the receivers announce plus where files were stored) and gives each arrival as a JSON event
+/// for the channel's SSE stream (docs/files.md).
 public final class FileChannels: Sendable {
     private struct State {
         var receivers: [String: FluteReceiver] = [:]
@@ -17,6 +18,7 @@ public final class FileChannels: Sendable {
         var limits: Limits
         var completed: (@Sendable (String, String, [UInt8]) -> Void)?
         var stored: [@Sendable (String, StoredFile) -> Void] = []
+        var queueDrops: (@Sendable (String) -> Int)?
     }
 
     /// The receivers' limits and which objects are assembled on disk (docs/files.md "Large files").
@@ -57,8 +59,15 @@ public final class FileChannels: Sendable {
         set { state.withLock { $0.completed = newValue } }
     }
 
+    /// Datagrams of a channel dropped before they reached its receiver (the `files` thread's full
+    /// queue, FileDeliveryQueue): shown as `dropped_queue_full` in the channel's stats.
+    public var queueDrops: (@Sendable (String) -> Int)? {
+        get { state.withLock { $0.queueDrops } }
+        set { state.withLock { $0.queueDrops = newValue } }
+    }
+
     /// Calls `observer` with the channel id and each file the sink stored (outside the lock, on
-    /// the capture thread: keep it short). The update channel's bundles reach the update service so.
+    /// the `files` thread: keep it short). The update channel's bundles reach the update service so.
     public func observeStored(_ observer: @escaping @Sendable (String, StoredFile) -> Void) {
         state.withLock { $0.stored.append(observer) }
     }
@@ -177,9 +186,9 @@ public final class FileChannels: Sendable {
 
     /// Channel `id`'s distribution table and counters; nil when it is not a file channel.
     public func table(_ id: String) -> JSONValue? {
-        let (rows, stats, failures, lastError, count, sink, memory) = state.withLock { state in
+        let (rows, stats, failures, lastError, count, sink, memory, queueDrops) = state.withLock { state in
             (state.receivers[id]?.table, state.receivers[id]?.stats, state.storeFailures[id] ?? 0, state.lastStoreError[id],
-             state.storedCount[id] ?? 0, state.sink, state.receivers[id]?.bufferedBytes ?? 0)
+             state.storedCount[id] ?? 0, state.sink, state.receivers[id]?.bufferedBytes ?? 0, state.queueDrops)
         }
         guard let rows, let stats else { return nil }
         var files: [JSONValue] = []
@@ -212,6 +221,7 @@ public final class FileChannels: Sendable {
         counters.append(("files_stored", .number(Double(count))))
         counters.append(("store_failures", .number(Double(failures))))
         counters.append(("assembly_memory_bytes", .number(Double(memory))))
+        counters.append(("dropped_queue_full", .number(Double(queueDrops?(id) ?? 0))))
         return .object([("id", .string(id)), ("files", .array(files)), ("stats", .object(counters)),
                         ("lastStoreError", lastError.map(JSONValue.string) ?? .null)])
     }
