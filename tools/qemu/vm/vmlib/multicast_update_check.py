@@ -18,7 +18,11 @@ from .update_checks import UPDATE_CHECKS, booted, config, update_status, write_c
 
 CHANNEL = "updates"
 GROUP, PORT = "239.255.77.1", 6000
-RATE_BPS = 20_000_000
+# 5 Mbit/s, the lower of the issue's two measured rates: a TCG-emulated box keeps up with it. At
+# 20 Mbit/s its capture thread processed ~820 of the 1,785 packets a second (half the bundle's
+# packets dropped in the kernel's ring, pcap_dropped_kernel, before the files thread existed);
+# real boxes and the host benchmark take 20 (docs/updates.md "Measurements").
+RATE_BPS = 5_000_000
 SYMBOL, BLOCK, REPAIR = 1400, 200, 40   # 20 % repair: 5 % loss needs 10 of 40 on average
 LOSS = 0.05
 MARKER = "/var/lib/grandstand/multicast-check-marker"
@@ -52,7 +56,7 @@ def multicast(ctx):
 
 
 def update_multicast(ctx):
-    """One FLUTE transmission of a bundle at 20 Mbit/s with 5 % loss per box: both boxes install
+    """One FLUTE transmission of a bundle at 5 Mbit/s with 5 % loss per box: both boxes install
     it and reboot into it at their turn; versions, verdicts and the data partition checked."""
     bundle = ctx.bundles.wait()["multicast"]
     version = f"{ctx.bundles.version}+vmtest.2"
@@ -99,12 +103,14 @@ def update_multicast(ctx):
             sender = venue.send(ctx.sender, license + channel + [
                 "--file-symbol-size", str(SYMBOL), "--file-block", str(BLOCK), "--file-repair", str(REPAIR),
                 "--file-interval", f"{interval:.6f}", "--count", "1"])
-            if sender.wait(3600) != 0:
+            if sender.wait(3600) != 0:   # (≈ 8 min for a 230 MiB bundle at 5 Mbit/s)
                 raise CheckFailed(f"the sender failed: {(run_dir / 'send.log').read_text()[-2000:]}")
             transmission = time.monotonic() - sent
             relay = venue.stats()
             received = [reception(box) for box in boxes]
             print("  " + "\n  ".join(f"box {i + 1} received: {r}" for i, r in enumerate(received)), flush=True)
+            for index, box in enumerate(boxes):   # one transmission: each box has the whole bundle now
+                stored(box, index, files / f"grandstand-{version}.raucb", timeout=180)
             outcomes = follow(boxes, version, timeout=1200)
             for index, box in enumerate(boxes):
                 expect(booted(box) != before[index], f"box {index + 1} still on slot {before[index]}")
@@ -120,7 +126,8 @@ def update_multicast(ctx):
     ctx.facts["update-multicast"] = (
         f"bundle {size / 2**20:.0f} MiB sent once in {transmission:.0f} s at {RATE_BPS / 1e6:.0f} Mbit/s "
         f"({relay['frames']} frames, {REPAIR}/{BLOCK} repair; {losses}); "
-        + "; ".join(f"box {i + 1}: {o}" for i, o in enumerate(outcomes)))
+        + "; ".join(f"box {i + 1}: {o}" for i, o in enumerate(outcomes))
+        + "; reception: " + " | ".join(f"box {i + 1}: {r}" for i, r in enumerate(received)))
 
 
 def reception(box):
@@ -146,6 +153,19 @@ def reception(box):
     except (CheckFailed, ValueError, OSError) as error:
         parts.append(f"unreadable: {error}")
     return "; ".join(p for p in parts if p)
+
+
+def stored(box, index, bundle, timeout):
+    """Waits until box `index` lists the bundle complete in its update channel's table (the
+    transmission has ended: what is missing now is missing for good)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        code, body = mgmt(box, "GET", f"/api/v1/files/{CHANNEL}")
+        if code == 200 and any(f.get("name", "").endswith(bundle.name) and f.get("status") == "complete"
+                               for f in json.loads(body).get("files", [])):
+            return
+        time.sleep(2)
+    raise CheckFailed(f"box {index + 1} did not complete the bundle from the one transmission: {reception(box)}")
 
 
 def wait_channel(box, index, timeout=120):
