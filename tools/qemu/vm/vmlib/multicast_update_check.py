@@ -209,7 +209,11 @@ def follow(boxes, version, timeout):
                     continue
                 m = multicast(box)
                 if m.get("verdict") in ("refused", "failed"):
-                    raise CheckFailed(f"the bundle was {m['verdict']}: {m.get('reason')}\n{box.unit_log()}")
+                    path = (m.get("lastBundle") or {}).get("path", "")
+                    rauc = box.run(f"busctl --timeout=120 call de.pengutronix.rauc / de.pengutronix.rauc.Installer "
+                                   f"InspectBundle 'sa{{sv}}' '{path}' 0 2>&1", timeout=150, expect_ok=False).output
+                    raise CheckFailed(f"the bundle was {m['verdict']}: {m.get('reason')}\nRAUC's InspectBundle of {path}: "
+                                      f"{rauc[:1500]}\n{box.unit_log()}")
                 s["heard"] = s["heard"] or ((m.get("lastBundle") or {}).get("version") and time.monotonic() - started)
                 s["planned"] = m.get("rebootAt") or s["planned"]
             elif "good" not in s:
