@@ -10,7 +10,7 @@ import time
 
 from . import board_image
 from .bundles import POLICY, RELEASE_NOTE
-from .checks import CheckFailed, IMAGE_ONLY, check, expect, mgmt
+from .checks import RESTART, CheckFailed, IMAGE_ONLY, check, expect, mgmt
 
 UPDATE_CHECKS = ["update-slots", "update-refused", "update-http", "update-rollback", "update-crash-loop", "update-power-cut"]
 IMAGE_ONLY.update(UPDATE_CHECKS)
@@ -54,7 +54,7 @@ def config(ctx):
 def write_config(ctx, settings, restart=True):
     """The box's /etc/grandstand/config.json, as an operator writes it (restart: applied now)."""
     ctx.run("cat > /etc/grandstand/config.json <<'EOF'\n" + json.dumps(settings, indent=2) + "\nEOF\n"
-            + ("systemctl restart grandstand.service" if restart else "sync"), timeout=60)
+            + (RESTART if restart else "sync"), timeout=60)
 
 
 def set_policy(ctx, name):
