@@ -194,12 +194,15 @@ def journal_upload(ctx):
         start_remote(ctx)
         back = time.monotonic()
         resumed = wait_remote(ctx, offline, 120)
-        expect(len(remote_entries(ctx, first)) == 1 and len(remote_entries(ctx, entry)) == 1,
-               "an event was uploaded twice after the resume")
+        # At least once (docs/fleet.md): nothing lost; a batch cut off before its acknowledgement
+        # is sent again, so a copy may be there twice.
+        copies = [len(remote_entries(ctx, e)) for e in (first, entry)]
+        expect(all(c >= 1 for c in copies), f"an event uploaded before the outage is gone from the remote: {copies}")
         ctx.facts["journal-upload"] = (f"latency {latency:.2f} s event to remote (caught up; {backlog:.1f} s with the "
                                        f"boot's journal first); wrong CA refused ({refused.strip()[:120]}); "
                                        f"offline entry arrived {resumed:.1f} s after it was journaled, "
-                                       f"{time.monotonic() - back:.1f} s after the remote was back")
+                                       f"{time.monotonic() - back:.1f} s after the remote was back; "
+                                       f"copies of the two earlier events on the remote: {copies}")
         quiet = int(os.environ.get("GRANDSTAND_VM_JOURNAL_QUIET", "0"))
         if quiet:
             ctx.facts["journal-upload"] += "; " + measure_quiet(ctx, quiet)
