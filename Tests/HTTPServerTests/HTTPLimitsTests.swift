@@ -56,6 +56,33 @@ import TestSupport
         #expect(Self.get(server) == 200)
     }
 
+    /// A response that takes longer than the idle limit to send, to a client that keeps reading
+    /// (a large file to a phone on Wi-Fi), is not cut: every write that moves bytes is activity.
+    /// Both bodies: from memory (sendmsg) and from a file (sendfile). curl reads at 4 MB/s, so
+    /// 12 MiB take about 3 s against a 1 s idle limit; before the fix both were cut at 1 s.
+    @Test(arguments: ["/memory", "/file"]) func aSteadyReaderOutlivesTheIdleLimit(_ route: String) throws {
+        let size = 12 << 20
+        let path = "/tmp/gs-steady-\(getpid())-\(route.dropFirst()).bin"
+        defer { unlink(path) }
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(count: size)))
+        var configuration = HTTPListenerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.idleTimeoutSeconds = 1
+        let server = try EventLoopServer(configuration) { request in
+            var response = HTTPResponse(status: 200, headers: [("Content-Type", "application/octet-stream")])
+            if request.path == "/file", let file = try? DiskFile(path: path) {
+                response.file = FileBody(file, 0..<file.size)
+            } else {
+                response.body = [UInt8](repeating: 7, count: size)
+            }
+            return response
+        }
+        defer { server.stop() }
+        let started = Date()
+        let result = try runTool("/usr/bin/curl", ["-s", "-o", "/dev/null", "--limit-rate", "4M", "-w", "%{http_code} %{size_download}",
+                                                   "http://127.0.0.1:\(server.port)\(route)"], timeout: 120)
+        #expect(result.stdout == "200 \(size)", "\(route): \(result.stdout) after \(Date().timeIntervalSince(started)) s")
+    }
+
     @Test func keepAliveWaitEndsAtTheHeaderDeadline() throws {
         let server = try Self.start { $0.headerTimeoutSeconds = 2 }
         defer { server.stop() }

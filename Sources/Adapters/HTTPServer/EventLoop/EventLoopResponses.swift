@@ -58,6 +58,7 @@ extension EventLoop {
             return
         case .progress:
             connection.lastActivity = now
+            connection.writable = false
             return
         case .done:
             connection.lastActivity = now
@@ -127,14 +128,19 @@ extension EventLoop {
         switch flush(connection) {
         case .blocked: connection.writable = false
         case .failed: closeConnection(connection)
-        case .progress, .done: connection.lastActivity = now
+        case .progress: connection.lastActivity = now; connection.writable = false
+        case .done: connection.lastActivity = now
         }
     }
 
+    /// `.progress`: bytes went out, then the socket was full (activity: the idle limit restarts);
+    /// `.blocked`: full before any byte went out.
     enum FlushResult { case done, progress, blocked, failed }
 
-    /// One pass of writing: `.done` when nothing is left.
+    /// One pass of writing: `.done` when nothing is left. A response that takes longer than the
+    /// idle limit to send (a large file to a slow phone) stays alive while it moves.
     private func flush(_ connection: Connection) -> FlushResult {
+        var wrote = false
         while true {
             let headLeft = connection.out.count - connection.outOffset
             let bodyLeft = connection.memoryBody.count - connection.memoryOffset
@@ -156,12 +162,13 @@ extension EventLoop {
                 }
                 if n < 0 {
                     if errno == EINTR { continue }
-                    return errno == EAGAIN || errno == EWOULDBLOCK ? .blocked : .failed
+                    return errno == EAGAIN || errno == EWOULDBLOCK ? (wrote ? .progress : .blocked) : .failed
                 }
                 let fromHead = Swift.min(n, headLeft)
                 connection.outOffset += fromHead
                 connection.memoryOffset += n - fromHead
-                if n < headLeft + bodyLeft { return .blocked }
+                wrote = wrote || n > 0
+                if n < headLeft + bodyLeft { return wrote ? .progress : .blocked }
                 continue
             }
             if let file = connection.file, connection.fileOffset < connection.fileEnd {
@@ -170,11 +177,12 @@ extension EventLoop {
                 let n = gs_el_sendfile(connection.fd, file.descriptor, &offset, wanted)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    return errno == EAGAIN || errno == EWOULDBLOCK ? .blocked : .failed
+                    return errno == EAGAIN || errno == EWOULDBLOCK ? (wrote ? .progress : .blocked) : .failed
                 }
                 if n == 0 { return .failed }   // the file is shorter than the range: cannot finish the body
                 connection.fileOffset += n
-                if n < wanted { return .blocked }
+                wrote = true
+                if n < wanted { return .progress }
                 continue
             }
             return .done
