@@ -57,13 +57,13 @@ def write_config(ctx, settings, restart=True):
             + (RESTART if restart else "sync"), timeout=60)
 
 
-def set_policy(ctx, name):
+def set_policy(ctx, name, restart=False):
     """The box's `update` section for installing bundle `name` (bundles.POLICY): the slot hook
     carries the box's config into the new slot, so it governs the trial boot there."""
     settings = config(ctx)
     settings["update"] = {**POLICY[name], **({"multicast": settings["update"]["multicast"]}
                                               if "multicast" in settings.get("update", {}) else {})}
-    write_config(ctx, settings, restart=False)
+    write_config(ctx, settings, restart=restart)
 
 
 def identity(ctx):
@@ -246,6 +246,10 @@ def update_rollback(ctx):
     env = grubenv(ctx)
     expect(env.get("A_OK") == "0", f"slot A not marked bad: {env}")
     marker_kept(ctx)
+    # The box's policy asked for health "up" for the broken release's trial (it is B's own config
+    # too); back to "running": B, on trial again since the rollback boot, is committed.
+    set_policy(ctx, "good", restart=True)
+    wait_for(ctx, "slot rootfs.1 good again after the rollback", lambda s: slot(s, "rootfs.1").get("bootStatus") == "good", 180)
     ctx.facts["update-rollback"] = (f"trial boot gave up and back on B {time.monotonic() - started:.0f} s after the trial "
                                     f"boot answered: {entries[-1].get('MESSAGE')}")
 
