@@ -112,4 +112,32 @@ import TestSupport
         }
         #expect(throws: BusError.self) { _ = try rauc.inspectBundle(dir + "/missing.raucb") }
     }
+
+    /// What trixie's RAUC 1.13 answers (Tests/Fixtures/rauc-inspect-1.13.py replays the VM's
+    /// answer, each group a variant inside the dict entry's variant) is read: the daemon once read
+    /// an empty `compatible` from it and refused every bundle heard on the update channel.
+    @Test(.enabled(if: access("/usr/bin/dbus-daemon", X_OK) == 0 && access("/usr/bin/python3", X_OK) == 0))
+    func readsTrixiesInspectBundleAnswer() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gs-rauc113-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let bus = "unix:path=\(dir)/bus"
+        try Data("""
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig><type>system</type><listen>\(bus)</listen><auth>EXTERNAL</auth>
+            <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/><allow user="*"/></policy></busconfig>
+            """.utf8).write(to: URL(fileURLWithPath: dir + "/bus.conf"))
+        let daemon = try Self.start("/usr/bin/dbus-daemon", ["--nofork", "--config-file=\(dir)/bus.conf"], log: dir + "/dbus.log")
+        defer { daemon.stop() }
+        try waitFor("the private bus", timeout: 30) { access(dir + "/bus", F_OK) == 0 }
+        let fake = try Self.start("/usr/bin/python3", [Self.repo.appendingPathComponent("Tests/Fixtures/rauc-inspect-1.13.py").path, bus],
+                                  log: dir + "/fake.log")
+        defer { fake.stop() }
+        let rauc = RAUCInstaller(busAddress: bus)
+        try waitFor("the stand-in on the bus", timeout: 30) { (try? rauc.systemCompatible()) == "grandstand-qemu-virt" }
+        let info = try rauc.inspectBundle("/var/lib/grandstand/files/updates/grandstand-0.1.0+vmtest.2.raucb")
+        #expect(info.compatible == "grandstand-qemu-virt" && info.version == "0.1.0+vmtest.2", "\(info.facts)")
+        #expect(info.manifestHash == "06019aa39fadc647e3c3f2e87eec2bf2702cca6458048e02d48ce16b78256ae6")
+        #expect(info.facts["bundle.format"] == "verity" && info.facts["hooks.filename"] == "hook")
+    }
 }

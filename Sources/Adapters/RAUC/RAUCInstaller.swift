@@ -157,8 +157,17 @@ public struct RAUCInstaller: Sendable {
             var kind: CChar = 0
             var contents: UnsafePointer<CChar>?
             try BusError.check(sd_bus_message_peek_type(message, &kind, &contents), "variant type")
-            let signature = contents.map { String(cString: $0) } ?? ""
+            var signature = contents.map { String(cString: $0) } ?? ""
             try BusError.check(sd_bus_message_enter_container(message, type("v"), contents), "variant")
+            // RAUC's InspectBundle wraps its groups twice (`g_variant_dict_insert(…, "v", dict)`:
+            // "update" → v → v → a{sv}, as `busctl` shows): unwrap variants in variants.
+            var depth = 1
+            while signature == "v" {
+                try BusError.check(sd_bus_message_peek_type(message, &kind, &contents), "variant type")
+                signature = contents.map { String(cString: $0) } ?? ""
+                try BusError.check(sd_bus_message_enter_container(message, type("v"), contents), "variant")
+                depth += 1
+            }
             if signature == "a{sv}" {
                 facts.merge(try readDictionary(message, prefix: prefix + key + "."), uniquingKeysWith: { $1 })
             } else if let value = try readBasic(message, signature) {
@@ -166,7 +175,7 @@ public struct RAUCInstaller: Sendable {
             } else {
                 try BusError.check(sd_bus_message_skip(message, nil), "skip variant")
             }
-            try BusError.check(sd_bus_message_exit_container(message), "variant")
+            for _ in 0..<depth { try BusError.check(sd_bus_message_exit_container(message), "variant") }
             try BusError.check(sd_bus_message_exit_container(message), "dictionary entry")
         }
         try BusError.check(sd_bus_message_exit_container(message), "dictionary")
