@@ -25,6 +25,14 @@ import Testing
          "management":{"token":"t"},"network":{"interface":"gsv1"},"fec":{"timeoutMilliseconds":3000}}
         """
 
+    /// A 32 MiB capture ring, for the same reason: libpcap's TPACKET_V3 blocks are 256 KiB and the
+    /// kernel hands one over at every 5 ms read timeout that saw a packet, so at this test's trickle
+    /// the default 4 MiB ring (16 blocks) lasts about 80 ms of a stalled reader. In the emulated VM
+    /// guest, beside the running daemon, the capture thread once stalled longer: 8 datagrams of one
+    /// channel were lost in the kernel, beyond what its windows could repair (CI, stop 30). 128
+    /// blocks last ≥ 640 ms. Kernel drops are asserted to be zero, so a longer stall says so.
+    static let ringBytes: Int32 = 32 << 20
+
     @Test func sendWithFECIsRepairedLiveAndInReplay() throws {
         if TestEnvironment.isQEMUUser || !TestEnvironment.isRoot {
             // No private namespace / packet capture: the sender still refuses clearly where it cannot send.
@@ -70,8 +78,9 @@ import Testing
 
         let gatewayConfig = try GatewayConfig.decode(Array(Self.config.utf8))
         let actions = ActionLog()
-        let ingest = try LiveIngest(settings: LiveIngest.Settings(interface: "gsv1", configuration: .product(gatewayConfig)),
-                                    events: EventLog(stderrOnly: true)) { actions.append($0) }
+        var settings = LiveIngest.Settings(interface: "gsv1", configuration: .product(gatewayConfig))
+        settings.captureOptions.bufferBytes = Self.ringBytes
+        let ingest = try LiveIngest(settings: settings, events: EventLog(stderrOnly: true)) { actions.append($0) }
         try namespace.enter { try ingest.start() }
         defer { ingest.stop() }
         try waitFor("capture on gsv1") { ingest.snapshot.capturing }
@@ -92,6 +101,8 @@ import Testing
         try waitForQuietFile(recording)
         tcpdump.kill()
 
+        // Nothing lost before the pipeline: a kernel drop is the capture's, not FEC's.
+        #expect(IngestStats.int(live.stats.total["pcap_dropped_kernel"]) == 0, "total \(live.stats.total)")
         // Live: 10 windows / matrices per channel, each rebuilt its 2 lost packets; nothing left over.
         for id in ["bowl", "cam"] {
             let stats = live.stats.channels[id] ?? [:]

@@ -113,7 +113,12 @@ class Bundles:
 
 
 class RangeHandler(http.server.SimpleHTTPRequestHandler):
-    """Files of one directory, with single byte ranges (206), as RAUC's streaming needs."""
+    """Files of one directory, with single byte ranges (206), as RAUC's streaming needs. HTTP/1.1,
+    so connections are kept alive as a CDN's are: RAUC streams a bundle as thousands of range
+    requests on one libcurl handle, and with the handler's default HTTP/1.0 each one opened a new
+    TCP connection through QEMU's user network."""
+
+    protocol_version = "HTTP/1.1"
 
     def log_message(self, *args):
         pass
