@@ -32,9 +32,11 @@ public final class LiveCapture {
     /// Nonblocking reads, a 4 MiB TPACKET_V3 ring whose blocks are handed over at the latest
     /// every 5 ms, not promiscuous. Not immediate mode: libpcap then falls back to TPACKET_V2,
     /// whose fixed frames are sized for the snapshot length (64 KiB on interfaces with GRO), so
-    /// 8 MiB would hold only 128 packets; V3 packs packets into blocks (≈3000 RTP packets in
-    /// 4 MiB: 1.6 s of 20 Mbit/s of channels). The block timeout is the latency a packet may
-    /// wait in the ring (part publish delay, docs/performance.md); the ring is resident memory.
+    /// 8 MiB would hold only 128 packets; V3 packs packets into blocks. libpcap's V3 blocks are
+    /// 256 KiB and each is handed over at the latest after the 5 ms timeout, so below ≈ 400 Mbit/s
+    /// the 16 blocks of 4 MiB last 80 ms of a stalled reader (docs/capture.md). The block timeout
+    /// is the latency a packet may wait in the ring (part publish delay, docs/performance.md);
+    /// the ring is resident memory.
     public static var defaultOptions: PacketCapture.LiveOptions {
         var options = PacketCapture.LiveOptions()
         options.nonblocking = true
