@@ -51,7 +51,7 @@ public enum FluteSend {
             let options = FluteCarouselSource.Options(
                 tsi: command.fileTSI, symbolLength: command.fileSymbolSize, maxBlockLength: command.fileBlock,
                 repairSymbols: command.fileRepair, intervalNanoseconds: Int64(command.fileInterval * 1e9),
-                contentEncoding: command.fileEncoding)
+                contentEncoding: command.fileEncoding, interleaveBlocks: command.fileInterleave)
             let files: [FluteFile]
             do { files = try read(directory: directory) } catch {
                 throw SendSpec.Failure("--files \(directory): \(error)")

@@ -24,6 +24,7 @@ public protocol SendOptions {
     var fileSymbolSize: Int { get }
     var fileBlock: Int { get }
     var fileRepair: Int { get }
+    var fileInterleave: Int { get }
     var fileInterval: Double { get }
     var fileTSI: UInt64 { get }
     var fileEncoding: String { get }

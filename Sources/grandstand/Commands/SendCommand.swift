@@ -52,6 +52,9 @@ struct SendCommand: ParsableCommand {
     @Option(help: "FLUTE Reed-Solomon repair symbols per block (--files; 0 = Compact No-Code).")
     var fileRepair: Int = 0
 
+    @Option(help: "FLUTE source blocks sent interleaved (--files; 1-256): a burst of lost packets is spread over them.")
+    var fileInterleave: Int = 1
+
     @Option(help: "Seconds between FLUTE packets (--files).")
     var fileInterval: Double = 0.0005
 
