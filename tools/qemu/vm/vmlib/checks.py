@@ -943,8 +943,8 @@ def kernel_suite(ctx):
     if failed or passed_total < 10 or not all(line in output for line in required):
         lines = output.splitlines()
         # Each failure line and the comment lines Swift Testing prints under it (indented).
-        failures = [line[:400] for i, line in enumerate(lines)
-                    if "✘" in line or "failed" in line
+        failures = [line[:1500] for i, line in enumerate(lines)
+                    if "✘" in line or "failed" in line or "↳" in line
                     or (line.startswith(" ") and any("✘" in l for l in lines[max(0, i - 3):i]))]
         raise CheckFailed(f"kernel-facility tests did not all pass in the guest (failed: {', '.join(failed) or 'none'}; "
                           f"{passed_total} passed):\n" + "\n".join(failures[-40:] or lines[-40:]))
