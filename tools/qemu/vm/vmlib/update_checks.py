@@ -254,7 +254,12 @@ def update_rollback(ctx):
                                     f"boot answered: {entries[-1].get('MESSAGE')}")
 
 
-@check("update-crash-loop")
+# Not in the default run since stop 31 (CI time: its install of a whole bundle, two boots and the
+# start-limit wait are ≈ 6.5 min of the VM stage on a CI machine); GRANDSTAND_VM_LONG=1 adds it
+# (docs/qemu.md). The OnFailure path it drives is unchanged since it last passed in CI (stop 30).
+CRASH_LOOP = os.environ.get("GRANDSTAND_VM_LONG", "0") == "1"
+
+
 def update_crash_loop(ctx):
     """A release whose daemon exits at start (the daemon's own rollback never runs): systemd gives
     up after its start limit, grandstand-service-failed marks the trial slot bad and reboots; the
@@ -290,6 +295,10 @@ def update_crash_loop(ctx):
     marker_kept(ctx)
     ctx.facts["update-crash-loop"] = (f"trial boot (power-on into A) to the rollback reboot {down:.0f} s, to the daemon "
                                       f"answering on B {back:.0f} s: {rolling[-1].get('MESSAGE')}")
+
+
+if CRASH_LOOP:
+    check("update-crash-loop")(update_crash_loop)
 
 
 # Where update-power-cut pulls the power (GRANDSTAND_VM_POWER_CUT_AT, comma-separated, default
