@@ -54,7 +54,7 @@ def join_venue(ctx, mac, window):
 def multicast(ctx):
     try:
         return update_status(ctx).get("multicast") or {}
-    except (CheckFailed, ValueError):
+    except (CheckFailed, ValueError, OSError):   # OSError: the agent's connection reset by a box rebooting at its turn
         return {}
 
 
@@ -223,7 +223,7 @@ def follow(boxes, version, timeout):
                 done = False
                 try:
                     status = update_status(box)
-                except CheckFailed:
+                except (CheckFailed, ValueError, OSError):
                     continue
                 running = next((x for x in status.get("slots", []) if x.get("state") == "booted"), {})
                 if running.get("bootStatus") == "good" and running.get("version") == version:
