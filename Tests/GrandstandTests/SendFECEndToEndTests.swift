@@ -28,9 +28,10 @@ import Testing
     /// A 32 MiB capture ring, for the same reason: libpcap's TPACKET_V3 blocks are 256 KiB and the
     /// kernel hands one over at every 5 ms read timeout that saw a packet, so at this test's trickle
     /// the default 4 MiB ring (16 blocks) lasts about 80 ms of a stalled reader. In the emulated VM
-    /// guest, beside the running daemon, the capture thread once stalled longer: 8 datagrams of one
-    /// channel were lost in the kernel, beyond what its windows could repair (CI, stop 30). 128
-    /// blocks last ≥ 640 ms. Kernel drops are asserted to be zero, so a longer stall says so.
+    /// guest, beside the running daemon, the capture lost 8 datagrams of one channel that tcpdump on
+    /// the same link recorded, beyond what its windows could repair (CI, stop 30); with this ring it
+    /// passed there twice. 128 blocks last ≥ 640 ms. Kernel drops are asserted to be zero, so a
+    /// longer stall says so.
     static let ringBytes: Int32 = 32 << 20
 
     @Test func sendWithFECIsRepairedLiveAndInReplay() throws {
