@@ -17,6 +17,9 @@ FUZZ_SHARED := $(sort $(wildcard tools/fuzz/*.swift))
 FUZZ_BINARIES := $(addprefix $(FUZZ_DIR)/bin/,$(FUZZ_TARGETS))
 
 .PHONY: fuzz fuzz-check fuzz-build fuzz-seeds
+# The build (a sanitized core, a binary per target) in the lane beside the VM stage
+# (tools/check.sh); the timed fuzzing after it, on an otherwise idle machine.
+CHECK_BESIDE += fuzz-build
 CHECK += fuzz-check
 
 fuzz-build: $(FUZZ_BINARIES) fuzz-seeds

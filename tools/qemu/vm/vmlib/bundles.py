@@ -89,8 +89,11 @@ class Bundles:
             self.paths["good"] = good
             tampered = self.dir / "tampered.raucb"
             shutil.copy(good, tampered)
-            with open(tampered, "r+b") as f:   # one byte in the middle of the squashfs payload
-                f.seek(os.path.getsize(tampered) // 3)
+            # One byte of the squashfs payload 4 MiB in: a block of rootfs.ext4 RAUC reads at the
+            # start of its copy, where dm-verity refuses it (a byte a third in made the check read
+            # ~300 MiB first; the refusal and what it leaves are the same).
+            with open(tampered, "r+b") as f:
+                f.seek(4 << 20)
                 byte = f.read(1)
                 f.seek(-1, 1)
                 f.write(bytes([byte[0] ^ 0xFF]))
