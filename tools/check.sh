@@ -36,7 +36,7 @@ total=$(date +%s)
 times=
 lane=
 mkdir -p "$logs"
-rm -f "$logs/lane"
+rm -f "$logs/lane" "$logs"/*.log
 
 # The lane's outcome: its logs (in full: the CI log keeps everything) and its stages' times.
 collect_lane() {
@@ -52,7 +52,11 @@ collect_lane() {
         echo "check: stage $stage ($ok, beside $anchor) took $took s"
         times="$times $stage $took s beside,"
         [ "$ok" = ok ] || failed=$stage
-    done < "$logs/lane"
+    done < <(cat "$logs/lane" 2>/dev/null)
+    # A lane that died (killed, out of memory) left stages without a line: those failed too.
+    for stage in "${beside[@]}"; do
+        [ -n "$failed" ] || grep -q "^$stage ok " "$logs/lane" 2>/dev/null || failed="$stage (did not finish)"
+    done
     times="$times waited for the lane $waited s,"
     lane=
     [ -z "$failed" ] || { finish "$failed FAILED beside $anchor"; exit 1; }
