@@ -30,8 +30,9 @@ DEPS += dpkg-dev lintian help2man binutils-aarch64-linux-gnu qemu-user-static mm
 # structural check (its tree is a copy of the common tree qemu-virt's image, booted by test-vm,
 # is built from: one mmdebstrap for both; timings in docs/flashing.md). The host package (a second,
 # host release build) is run by hand.
-# Both in the lane beside the VM stage (tools/check.sh; image-check from tools/qemu/vm.mk).
-CHECK_BESIDE += deb-check-arm64
+# In the lane beside the VM stage that starts once its image and packages are built
+# (tools/check.sh; image-check joins it from tools/qemu/vm.mk).
+CHECK_BESIDE_IMAGE += deb-check-arm64
 # deb-check-amd64 (the host package apt-installed in a bookworm chroot) is run by hand: it needs a
 # second full build (release, ≈5 min of CPU, ≈14 min at load 5–15) and a 190 s mmdebstrap once,
 # ≈10 min per fresh CI machine; it joins CHECK (`CHECK += deb-check-amd64`) when the stage times

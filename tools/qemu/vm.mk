@@ -20,7 +20,7 @@ DEPS += qemu-system-arm qemu-user-static mmdebstrap arch-test debootstrap e2fspr
 # CHECK_VM=test-vm-base is the quicker developer path (VM base + bare binary).
 CHECK_VM ?= test-vm
 CHECK += $(CHECK_VM)
-CHECK_BESIDE += image-check
+CHECK_BESIDE_IMAGE += image-check
 
 # The kernel-facility tests (live capture, GPIO, nl80211) run in the guest from the cross-built
 # test bundle that `make test-arm64` builds (it runs before test-vm in `make check`).
@@ -29,7 +29,7 @@ VM_SUITE_ARGS = $(if $(wildcard $(VM_TEST_BUNDLE)),--test-bundle "$(VM_TEST_BUND
                 --swift-runtime "$(ARM64_SYSROOT)/usr/libexec/swift/lib/swift/linux")
 
 .PHONY: test-vm test-vm-inputs test-vm-image test-vm-base vm-shell vm-base
-# What test-vm boots and sends: built before the lane beside it starts (tools/check.sh).
+# What test-vm boots and sends: built before the lane that needs it starts (tools/check.sh).
 # The host build is the headend of the multicast OTA check (`grandstand send --files`).
 test-vm-inputs: deps image-qemu-virt deb-previous build
 
