@@ -128,6 +128,6 @@ find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 mkdir -p "$out"
 deb=$out/grandstand_${version}_${arch}.deb
 # Renamed into place: the VM harness may be reading the previous (identical) package meanwhile.
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb.partial" >/dev/null
-mv -f "$deb.partial" "$deb"
+dpkg-deb --root-owner-group -Zxz --build "$root" "$deb.partial.$$" >/dev/null
+mv -f "$deb.partial.$$" "$deb"
 echo "$deb"

@@ -4,6 +4,7 @@
 #   CHECK_BESIDE         start with the VM stage (they need nothing of it: the fuzz build, perf)
 #   CHECK_BESIDE_IMAGE   start once the VM stage's inputs are built (image-check copies the
 #                        common root tree, deb-check-arm64 reads the arm64 package)
+# The VM stage runs then as STAGE-inputs and STAGE-run (tools/qemu/vm.mk).
 # On a 2-core runner the VM stage leaves a core idle while it builds the common root tree
 # (mmdebstrap, one process at a time) and much of both while the booted VM waits (boots, timers,
 # LED patterns, the rollback's minute). Those stages fill that time instead of running after it;
@@ -102,8 +103,10 @@ run_stage() {
         # lane that needs them.
         "$make" --no-print-directory "$stage-inputs" || failed_stage "$stage" "$start"
         start_lane "${late[@]}"
+        "$make" --no-print-directory "$stage-run" || failed_stage "$stage" "$start"
+    else
+        "$make" --no-print-directory "$stage" || failed_stage "$stage" "$start"
     fi
-    "$make" --no-print-directory "$stage" || failed_stage "$stage" "$start"
     echo "check: stage $stage took $(( $(date +%s) - start )) s"
     times="$times $stage $(( $(date +%s) - start )) s,"
     # The stages after the VM's may need what the lanes build (fuzz-check its binaries).

@@ -28,14 +28,20 @@ VM_TEST_BUNDLE = $(ARM64_SCRATCH)/aarch64-unknown-linux-gnu/debug/GrandstandPack
 VM_SUITE_ARGS = $(if $(wildcard $(VM_TEST_BUNDLE)),--test-bundle "$(VM_TEST_BUNDLE)" \
                 --swift-runtime "$(ARM64_SYSROOT)/usr/libexec/swift/lib/swift/linux")
 
-.PHONY: test-vm test-vm-inputs test-vm-image test-vm-base vm-shell vm-base
-# What test-vm boots and sends: built before the lane that needs it starts (tools/check.sh).
-# The host build is the headend of the multicast OTA check (`grandstand send --files`).
-test-vm-inputs: deps image-qemu-virt deb-previous build
-
+.PHONY: test-vm test-vm-inputs test-vm-run test-vm-image test-vm-base vm-shell vm-base
 # Every check on the shipped qemu-virt image (make image BOARD=qemu-virt), plus deb-upgrade.
 test-vm: test-vm-inputs
-	tools/qemu/vm/vm.py test --image "$(DIST)/grandstand-qemu-virt.img" --deb "$(DEB_ARM64)" \
+	$(TEST_VM)
+
+# tools/check.sh splits test-vm in two, so the lane that needs the image starts between them:
+# what test-vm boots and sends (the host build is the multicast OTA check's headend,
+# `grandstand send --files`), then the VM alone (its inputs' targets are phony: naming them
+# again would rebuild the packages under the lane's feet).
+test-vm-inputs: deps image-qemu-virt deb-previous build
+test-vm-run:
+	$(TEST_VM)
+
+TEST_VM = tools/qemu/vm/vm.py test --image "$(DIST)/grandstand-qemu-virt.img" --deb "$(DEB_ARM64)" \
 	    --deb-previous "$(DEB_ARM64_PREV)" --sender "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/grandstand" \
 	    $(VM_SUITE_ARGS) $(VM_ARGS)
 
