@@ -91,6 +91,12 @@ public final class NetworkNamespace {
             try ip("link", "set", device, "up")
         }
         try ip("route", "add", "224.0.0.0/4", "dev", first)
+        // The kernel turns the carrier on (operstate UP, the queueing discipline active) in its
+        // link-watch work, up to a second after `link set up` and later on a loaded machine;
+        // until then what a device sends (the IGMP report of a join) is dropped.
+        try waitFor("\(first) and \(second) up in \(name)") {
+            try [first, second].allSatisfy { try ip("-o", "link", "show", "dev", $0).contains("state UP") }
+        }
     }
 
     /// /proc/net/igmp of this namespace: (device, IPv4 group) per membership.
