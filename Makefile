@@ -1,6 +1,6 @@
 # Grandstand build and test commands. `make check` is what CI runs; `make demo` shows the product.
 # Each stage's fragment (cross/, tools/qemu/) appends its packages to DEPS and its stage to CHECK
-# (or CHECK_BESIDE).
+# (or to a lane beside the VM stage: CHECK_BESIDE, CHECK_BESIDE_IMAGE; tools/check.sh).
 SHELL := /bin/bash
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=

@@ -107,8 +107,9 @@ run_stage() {
     else
         "$make" --no-print-directory "$stage" || failed_stage "$stage" "$start"
     fi
-    echo "check: stage $stage took $(( $(date +%s) - start )) s"
-    times="$times $stage $(( $(date +%s) - start )) s,"
+    local took=$(( $(date +%s) - start ))
+    echo "check: stage $stage took $took s"
+    times="$times $stage $took s,"
     # The stages after the VM's may need what the lanes build (fuzz-check its binaries).
     [ ${#lanes[@]} -eq 0 ] || collect_lanes
 }
