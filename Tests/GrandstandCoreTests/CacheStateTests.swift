@@ -68,6 +68,25 @@ import Testing
         split.update(long[7...])
         #expect(split.finalizeHex() == SHA256.hex(long))
     }
+
+    /// FIPS 180-4's long vector (one million "a"), and any split of a message giving its one-shot
+    /// digest: the pending block is filled across calls of every size around the 64-byte block.
+    @Test(arguments: [1, 3, 55, 63, 64, 65, 127, 1000, 1 << 16])
+    func sha256IsTheSameHoweverTheInputIsSplit(piece: Int) {
+        let million = [UInt8](repeating: 0x61, count: 1_000_000)
+        var hash = SHA256()
+        var offset = 0
+        while offset < million.count {
+            let end = min(offset + piece, million.count)
+            hash.update(million[offset..<end])
+            offset = end
+        }
+        #expect(hash.finalizeHex() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        let message = (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
+        var lazy = SHA256()
+        lazy.update(message.lazy.map { $0 })   // not contiguous: the copying path
+        #expect(lazy.finalizeHex() == SHA256.hex(message))
+    }
 }
 
 @Suite struct CachePolicyTests {

@@ -1,5 +1,12 @@
 /// SHA-256 (FIPS 180-4), streaming: verifies origin hashes and names stored objects by content.
+///
+/// The block function reads words through raw pointers and keeps the state in locals, with only
+/// operators the compiler inlines even without optimization: test builds (debug, and debug under
+/// qemu-user) hash every stored object, and a generic call per operation made hashing there ~20×
+/// slower than the arithmetic.
 public struct SHA256: Sendable {
+    /// FIPS 180-4 §4.2.2: the first 32 bits of the fractional parts of the cube roots of the first
+    /// 64 primes.
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -10,7 +17,9 @@ public struct SHA256: Sendable {
         0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
+    /// FIPS 180-4 §5.3.3: the initial hash value.
     private var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+    /// The bytes of an unfinished block, fewer than 64.
     private var buffer: [UInt8] = []
     private var length: UInt64 = 0
 
@@ -18,41 +27,44 @@ public struct SHA256: Sendable {
 
     public mutating func update(_ bytes: some Collection<UInt8>) {
         length &+= UInt64(bytes.count)
-        let array = Array(bytes)
-        var offset = 0
-        if !buffer.isEmpty {
-            let take = min(64 - buffer.count, array.count)
-            buffer.append(contentsOf: array[0..<take])
-            offset = take
-            guard buffer.count == 64 else { return }
-            let block = buffer
-            block.withUnsafeBufferPointer { compress($0.baseAddress!) }
-            buffer.removeAll(keepingCapacity: true)
-        }
-        array.withUnsafeBufferPointer { input in
-            while array.count - offset >= 64 {
-                compress(input.baseAddress! + offset)
-                offset += 64
-            }
-        }
-        buffer.append(contentsOf: array[offset...])
+        let done: Void? = bytes.withContiguousStorageIfAvailable { absorb(UnsafeRawBufferPointer($0)) }
+        guard done == nil else { return }
+        Array(bytes).withUnsafeBytes { absorb($0) }
     }
 
-    /// The digest as 64 lowercase hex digits.
+    /// Fills the pending block first, then compresses whole blocks straight from the input.
+    private mutating func absorb(_ input: UnsafeRawBufferPointer) {
+        guard let base = input.baseAddress, input.count > 0 else { return }
+        var offset = 0
+        if !buffer.isEmpty {
+            offset = min(64 - buffer.count, input.count)
+            buffer.append(contentsOf: UnsafeRawBufferPointer(start: base, count: offset))
+            guard buffer.count == 64 else { return }
+            compressBuffer()
+        }
+        let blocks = (input.count - offset) / 64
+        if blocks > 0 { compress(base + offset, blocks: blocks) }
+        offset += blocks * 64
+        buffer.append(contentsOf: UnsafeRawBufferPointer(start: base + offset, count: input.count - offset))
+    }
+
+    private mutating func compressBuffer() {
+        let block = buffer
+        block.withUnsafeBytes { compress($0.baseAddress!, blocks: 1) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// The digest as 64 lowercase hex digits (FIPS 180-4 §5.1.1 padding).
     public mutating func finalizeHex() -> String {
         let bits = length &* 8
         buffer.append(0x80)
         if buffer.count > 56 {
             while buffer.count < 64 { buffer.append(0) }
-            let block = buffer
-            block.withUnsafeBufferPointer { compress($0.baseAddress!) }
-            buffer.removeAll(keepingCapacity: true)
+            compressBuffer()
         }
         while buffer.count < 56 { buffer.append(0) }
         for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        let block = buffer
-        block.withUnsafeBufferPointer { compress($0.baseAddress!) }
-        buffer.removeAll()
+        compressBuffer()
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         for word in h {
@@ -67,29 +79,45 @@ public struct SHA256: Sendable {
         return hash.finalizeHex()
     }
 
-    /// One 64-byte block at `block` (always 64 readable bytes: a full buffer or input slice).
-    private mutating func compress(_ block: UnsafePointer<UInt8>) {
-        var w = [UInt32](repeating: 0, count: 64)
-        for i in 0..<16 {
-            w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
+    /// `blocks` 64-byte blocks from `input` (FIPS 180-4 §6.2.2).
+    private mutating func compress(_ input: UnsafeRawPointer, blocks: Int) {
+        var h0 = h[0], h1 = h[1], h2 = h[2], h3 = h[3], h4 = h[4], h5 = h[5], h6 = h[6], h7 = h[7]
+        Self.k.withUnsafeBufferPointer { constants in
+            let k = constants.baseAddress!
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+                let w = schedule.baseAddress!
+                let bytes = input.assumingMemoryBound(to: UInt8.self)
+                var block = 0
+                while block < blocks {
+                    let p = bytes + block &* 64
+                    var i = 0
+                    while i < 16 {
+                        let q = p + i &* 4
+                        w[i] = UInt32(q[0]) &<< 24 | UInt32(q[1]) &<< 16 | UInt32(q[2]) &<< 8 | UInt32(q[3])
+                        i &+= 1
+                    }
+                    while i < 64 {
+                        let x = w[i &- 15], y = w[i &- 2]
+                        let s0 = (x &>> 7 | x &<< 25) ^ (x &>> 18 | x &<< 14) ^ (x &>> 3)
+                        let s1 = (y &>> 17 | y &<< 15) ^ (y &>> 19 | y &<< 13) ^ (y &>> 10)
+                        w[i] = w[i &- 16] &+ s0 &+ w[i &- 7] &+ s1
+                        i &+= 1
+                    }
+                    var a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, hh = h7
+                    i = 0
+                    while i < 64 {
+                        let s1 = (e &>> 6 | e &<< 26) ^ (e &>> 11 | e &<< 21) ^ (e &>> 25 | e &<< 7)
+                        let t1 = hh &+ s1 &+ ((e & f) ^ (~e & g)) &+ k[i] &+ w[i]
+                        let s0 = (a &>> 2 | a &<< 30) ^ (a &>> 13 | a &<< 19) ^ (a &>> 22 | a &<< 10)
+                        let t2 = s0 &+ ((a & b) ^ (a & c) ^ (b & c))
+                        hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
+                        i &+= 1
+                    }
+                    h0 &+= a; h1 &+= b; h2 &+= c; h3 &+= d; h4 &+= e; h5 &+= f; h6 &+= g; h7 &+= hh
+                    block &+= 1
+                }
+            }
         }
-        for i in 16..<64 {
-            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-        }
-        var a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7]
-        for i in 0..<64 {
-            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-            let choose = (e & f) ^ (~e & g)
-            let t1 = hh &+ s1 &+ choose &+ Self.k[i] &+ w[i]
-            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ majority
-            hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
-        }
-        h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d; h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
+        h[0] = h0; h[1] = h1; h[2] = h2; h[3] = h3; h[4] = h4; h[5] = h5; h[6] = h6; h[7] = h7
     }
-
-    private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
 }
