@@ -2,6 +2,8 @@
 # Included by the top-level Makefile. See docs/cross.md.
 #   make cross            release aarch64 grandstand at $(ARM64_BIN) (static Swift stdlib, stripped)
 #   make test-arm64       the whole suite (XCTest + Swift Testing) under qemu-aarch64-static
+#   make test-arm64-inputs  only the toolchain and the test bundle (`make check` builds them in a
+#                         lane beside the host suite)
 #   make cross-toolchain  only assemble/refresh the build root, sysroot and Swift SDK (cached)
 #   make cross-shell      a shell in the build root, with the project and sysroot mounted
 GRANDSTAND_CACHE ?= $(CURDIR)/.cache
@@ -14,8 +16,9 @@ ARM64_TEST_ARGS ?=
 
 DEPS += debootstrap qemu-user-static
 CHECK += test-arm64
+CHECK_BESIDE_HOST += test-arm64-inputs
 
-.PHONY: cross cross-toolchain test-arm64 cross-shell cross-clean
+.PHONY: cross cross-toolchain test-arm64 test-arm64-inputs cross-shell cross-clean
 cross-toolchain: deps
 	cross/toolchain.sh
 
@@ -27,6 +30,9 @@ cross: deps stamp
 test-arm64: deps stamp
 	@tools/host-journald.sh
 	ARM64_SCRATCH=$(ARM64_SCRATCH) cross/test.sh $(ARM64_TEST_ARGS)
+
+test-arm64-inputs: deps stamp
+	ARM64_SCRATCH=$(ARM64_SCRATCH) ARM64_BUILD_ONLY=1 cross/test.sh
 
 cross-shell: cross-toolchain
 	cross/shell.sh

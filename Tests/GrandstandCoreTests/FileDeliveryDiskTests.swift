@@ -68,7 +68,8 @@ struct FileDeliveryDiskTests {
 
     static let disk = FluteReceiverConfiguration(diskThresholdBytes: 100_000)
 
-    @Test(arguments: [UInt64(1), 2, 3, 4])
+    /// Four seeds on the host, two under qemu-user (the pure-Swift reference field is slow emulated).
+    @Test(arguments: TestEnvironment.isQEMUUser ? [UInt64(1), 2] : [1, 2, 3, 4])
     func shuffledLossyDuplicatedSymbolsAcrossRoundsAssembleOnDisk(_ seed: UInt64) throws {
         var rng = SplitMix(seed: seed)
         let all = try Self.packets(rounds: 2)

@@ -77,7 +77,8 @@ import TestSupport
         let moovStart = 32   // after ftyp
         let moovSize = Int(bytes[moovStart]) << 24 | Int(bytes[moovStart + 1]) << 16 | Int(bytes[moovStart + 2]) << 8 | Int(bytes[moovStart + 3])
         var refused = 0, read = 0
-        for offset in moovStart..<moovStart + moovSize {
+        let offsets = Array(stride(from: moovStart, to: moovStart + moovSize, by: TestEnvironment.sweepStep))
+        for offset in offsets {
             var copy = bytes
             copy[offset] = 0xFF
             do throws(MP4Error) {
@@ -90,9 +91,9 @@ import TestSupport
                 refused += 1
             }
         }
-        #expect(refused > 100)
+        #expect(refused > 100 / TestEnvironment.sweepStep)
         let total = read + refused
-        #expect(total == moovSize)
+        #expect(total == offsets.count)
     }
 
     @Test func notAnMP4IsRefusedWithItsReason() {

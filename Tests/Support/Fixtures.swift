@@ -24,6 +24,11 @@ public enum TestEnvironment {
     public static var isQEMUUser: Bool { ProcessInfo.processInfo.environment["GRANDSTAND_QEMU_USER"] == "1" }
 
     public static var isRoot: Bool { getuid() == 0 }
+
+    /// The step of the exhaustive robustness sweeps (every byte flipped, every prefix cut): 1 on
+    /// the host, which covers every position; 4 under qemu-user, where the emulated arm64 build
+    /// runs a quarter of them at ~10× the cost (docs/cross.md, "Contract for tests under qemu-user").
+    public static var sweepStep: Int { isQEMUUser ? 4 : 1 }
 }
 
 /// The `E` that `body` throws, nil if it returns or throws something else. Swift Testing 6.0's
