@@ -32,7 +32,7 @@ struct DeferredResponseTests {
 
         let started = Date()
         let waiting = Thread.detachNewThreadResult { try? RawHTTPClient(port: server.port).get("/wait") }
-        for _ in 0..<100 where held.count == 0 { Thread.sleep(forTimeInterval: 0.01) }
+        try waitFor("the listener to hold /wait") { held.count > 0 }
         #expect(held.count == 1)
         // The listener's one thread still answers other requests while /wait is held.
         let other = try RawHTTPClient(port: server.port).get("/other")

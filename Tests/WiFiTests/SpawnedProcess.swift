@@ -54,11 +54,7 @@ final class SpawnedProcess {
     func stop(grace: Double = 10) {
         guard isRunning else { return }
         kill(pid, SIGTERM)
-        var waited = 0.0
-        while isRunning && waited < grace {
-            usleep(100_000)
-            waited += 0.1
-        }
+        try? waitFor("pid \(pid) to exit after SIGTERM", timeout: grace) { !isRunning }
         if isRunning {
             kill(pid, SIGKILL)
             var status: Int32 = 0
