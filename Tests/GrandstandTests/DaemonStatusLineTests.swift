@@ -40,9 +40,11 @@ import Testing
                                 observe: { lifecycle, _ in HealthObservation(lifecycle: lifecycle, validChannels: channels.count) },
                                 traffic: { 0 })
         let lines = Lines()
+        // The sink before the thread: it gets the initial line at once, ahead of any evaluation
+        // (after start, a loaded machine let the first evaluation's line come first).
+        health.onStatusLine { lines.append($0) }
         try health.start()
         defer { health.stop() }
-        health.onStatusLine { lines.append($0) }
         health.setLifecycle(.running)
         /// Steps the health thread's clock one 25 ms tick at a time (it evaluates every 20 ms).
         func step(_ ticks: Int = 1, until condition: () -> Bool = { false }) {
