@@ -46,6 +46,8 @@ import Testing
         #expect(item.state == .cached, "\(item.errorDetail ?? "")")
         #expect(Set(item.files.map(\.path)) == ["clip.mp4", "hls/index.m3u8", "hls/seg0.ts", "hls/seg1.ts", "hls/seg2.ts"])
         #expect(item.category == "clips" && item.originURL == mp4)
+        // The item is cached before its event reaches observers (they are called after the store's lock).
+        try waitFor("the item's downloaded event") { kinds.withLock { $0.contains("downloaded") } }
         let seen = kinds.withLock { $0 }.filter { $0 != "progress" }
         #expect(seen == ["discovered", "download-started", "downloaded"])
         let tokened = origin.requests.contains { $0.hasPrefix("/media/token/clips/clip.mp4") && $0.contains(" item=1 ") && $0.contains(" t1 ") }
