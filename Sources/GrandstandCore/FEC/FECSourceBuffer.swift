@@ -56,6 +56,11 @@ struct FECSourceBuffer: Sendable {
     private(set) var highest: Int64 = -1
     /// Missing sequence numbers a closed window gave up on: released as lost without waiting.
     var abandoned: Set<Int64> = []
+    /// Lowest extended sequence number of the stream received since the start or a flush.
+    private(set) var start: Int64 = -1
+    /// Numbers below the first released one that a packet reordered behind it showed to be the
+    /// stream's (from `start` on): `release` counts them lost, their place in the output has passed.
+    private var preceding: Int64 = 0
 
     init(history: Int, hold: Int64) {
         self.history = Int64(max(1, history))
@@ -111,8 +116,15 @@ struct FECSourceBuffer: Sendable {
         if !started {
             next = ext
             highest = ext - 1
+            start = ext
         }
         if isJump(ext) { return .restart }
+        // Release starts at the first arrival: packets reordered behind it (a starved sender's first
+        // burst, shuffled) were neither delivered nor counted lost. Not rebuilt ones: sent before a join.
+        if !recovered, ext < start {
+            preceding += start - ext
+            start = ext
+        }
         let index = Int(ext & Int64(mask))
         if slots[index].ext == ext, ext >= next - history { return .duplicate }
         guard ext >= next - history else { return .late }
@@ -135,6 +147,7 @@ struct FECSourceBuffer: Sendable {
 
     /// `release(now:stats:awaited:)` appending to `actions`.
     mutating func release(now: Int64, stats: inout FECStats, into actions: inout [FECAction], awaited: (Int64) -> Bool) {
+        if preceding > 0 { releasePreceding(now: now, stats: &stats, into: &actions) }
         while started, next <= highest {
             let slot = Int(next & Int64(mask))
             let held = slots[slot]
@@ -176,6 +189,7 @@ struct FECSourceBuffer: Sendable {
     /// `flush(now:stats:)` appending to `actions`.
     mutating func flush(now: Int64, stats: inout FECStats, into actions: inout [FECAction]) {
         guard started else { return }
+        if preceding > 0 { releasePreceding(now: now, stats: &stats, into: &actions) }
         var missingFrom: Int64? = nil
         func endRun(_ ext: Int64) {
             if let first = missingFrom {
@@ -201,6 +215,14 @@ struct FECSourceBuffer: Sendable {
         packets = Array(repeating: [], count: packets.count)
         next = -1
         highest = -1
+        start = -1
         abandoned = []
+    }
+
+    /// The numbers a packet from before the stream's first showed (`preceding`), as one loss.
+    private mutating func releasePreceding(now: Int64, stats: inout FECStats, into actions: inout [FECAction]) {
+        actions.append(.lost(firstSequence: UInt16(truncatingIfNeeded: start), count: Int(preceding), timestampNanoseconds: now))
+        stats.unrecoveredPackets += Int(preceding)
+        preceding = 0
     }
 }
