@@ -153,9 +153,24 @@ def reception(box):
         if code == 200:
             total = (json.loads(body).get("total") or {})
             parts.append(" ".join(f"{k}={total.get(k)}" for k in ("pcap_received", "pcap_dropped_kernel", "pcap_dropped_interface")))
+        parts.append(thread_cpu(box))
     except (CheckFailed, ValueError, OSError) as error:
         parts.append(f"unreadable: {error}")
     return "; ".join(p for p in parts if p)
+
+
+def thread_cpu(box):
+    """The daemon's CPU time per thread so far (utime + stime, /proc/PID/task/*/stat), largest
+    first: which thread limits the rate a TCG-emulated box keeps up with."""
+    out = box.run("p=$(systemctl show -p MainPID --value grandstand.service); for t in /proc/$p/task/*; do "
+                  "echo \"$(cat $t/comm)\" $(sed 's/.*) //' $t/stat | awk '{ print $12 + $13 }'); done", expect_ok=False).output
+    ticks = {}
+    for line in out.splitlines():
+        name, _, value = line.rpartition(" ")
+        if name and value.isdigit():
+            ticks[name] = ticks.get(name, 0) + int(value)
+    top = sorted(ticks.items(), key=lambda item: -item[1])[:6]
+    return "thread CPU " + ", ".join(f"{name} {value / 100:.0f} s" for name, value in top)
 
 
 def stored(box, index, bundle, timeout):
