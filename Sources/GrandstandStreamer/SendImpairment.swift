@@ -14,7 +14,8 @@ public struct SendImpairment {
     private var held: [ScheduledDatagram] = []
     private var reorderHeld: [String: ScheduledDatagram] = [:]
     private var positions: [String: Int] = [:]
-    private(set) var counts = (duplicated: 0, reordered: 0, delayed: 0, burstDropped: 0)
+    /// `drainedLate`: datagrams still held when the run ended (a signal, an error), sent with the deletions.
+    private(set) var counts = (duplicated: 0, reordered: 0, delayed: 0, burstDropped: 0, drainedLate: 0)
 
     /// Parses `duplicate=0.01,reorder=0.02,jitter=5,burst=20/1000`; nil with the reason when malformed.
     public static func parse(_ text: String, seed: UInt64) -> Result<SendImpairment, SendSpec.Failure> {
@@ -94,12 +95,13 @@ public struct SendImpairment {
     /// Everything still held, in due order (before the SAP deletions).
     mutating func drain() -> [ScheduledDatagram] {
         defer { held = []; reorderHeld = [:] }
+        counts.drainedLate += held.count + reorderHeld.count
         return (held + Array(reorderHeld.values)).sorted { $0.dueNanoseconds < $1.dueNanoseconds }
     }
 
     public var summary: String {
         "impairment: \(counts.duplicated) duplicated, \(counts.reordered) reordered, \(counts.delayed) delayed, "
-            + "\(counts.burstDropped) dropped in bursts"
+            + "\(counts.burstDropped) dropped in bursts, \(counts.drainedLate) held past the run"
     }
 
     private mutating func schedule(_ datagram: ScheduledDatagram, now: Int64, into out: inout [ScheduledDatagram]) {

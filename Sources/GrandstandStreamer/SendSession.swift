@@ -84,7 +84,9 @@ public final class SendSession {
             for datagram in due {
                 try send(datagram, now: clock.now)
             }
-            if !untilSignal && scheduler.isFinished { return false }
+            // Done once what the faults hold back is out too: drained later (after the caller's FEC
+            // drain) it arrived past the receivers' repair timeout, a loss and lateness of our own.
+            if !untilSignal && scheduler.isFinished && impairment?.nextDueNanoseconds == nil { return false }
             if let stopAt, clock.now >= stopAt { return false }
             var deadline = min(scheduler.nextDueNanoseconds ?? Int64.max, impairment?.nextDueNanoseconds ?? Int64.max)
             if let stopAt { deadline = min(deadline, stopAt) }

@@ -50,6 +50,10 @@ struct FaultImpairmentTests {
         #expect(faults.process(Self.datagrams("cam", 1, from: 4), now: 0).isEmpty)
         #expect(faults.nextDueNanoseconds == 50_000_000)
         #expect(faults.process([], now: 60_000_000).map { Int($0.payload[0]) } == [4])
+        // One still held when the run ends goes out with the deletions, counted.
+        #expect(faults.process(Self.datagrams("cam", 1, from: 5), now: 70_000_000).isEmpty)
+        #expect(faults.drain().map { Int($0.payload[0]) } == [5])
+        #expect(faults.counts.drainedLate == 1 && faults.summary.hasSuffix(", 1 held past the run"))
     }
 
     @Test func jitterDelaysWithinTheBoundAndReleasesInDueOrder() throws {
