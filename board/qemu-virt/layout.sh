@@ -28,6 +28,37 @@ layout_fstab() {
     echo "PARTLABEL=data /var/lib/grandstand ext4 defaults,noatime 0 2"
 }
 
+# layout_tree ROOT KVER: leaves out what a QEMU virt machine cannot use, about a quarter of every
+# bundle sent over the air (docs/updates.md): the module folders of kernel-absent, any module
+# that needs one of them, and the kernel's device trees (the firmware hands QEMU's own to it).
+layout_tree() {
+    local root=$1 kver=$2 rel mod deps d gone=0 mb
+    local modules=$1/usr/lib/modules/$2
+    [ -f "$modules/modules.dep" ] || die "no modules.dep for $kver in the tree"
+    mb=$(du -sm "$modules" "$root/usr/lib/linux-image-$kver" 2>/dev/null | awk '{ s += $1 } END { print s }')
+    while read -r rel; do
+        case $rel in '' | '#'*) continue ;; esac
+        [ -d "$modules/kernel/$rel" ] || die "board/qemu-virt/kernel-absent: kernel $kver has no $rel"
+        rm -rf "${modules:?}/kernel/$rel"
+    done < "$board_dir/kernel-absent"
+    # modules.dep (still the whole kernel's) lists every module a module needs, transitively.
+    while IFS=: read -r mod deps; do
+        [ -e "$modules/$mod" ] || continue
+        for d in $deps; do
+            [ -e "$modules/$d" ] && continue
+            rm -f "${modules:?}/$mod"; gone=$((gone + 1)); break
+        done
+    done < "$modules/modules.dep"
+    rm -rf "${root:?}/usr/lib/linux-image-$kver"
+    depmod -b "$root" "$kver"
+    for mod in $(grep -v '^#' "$board_dir/initramfs-modules") $(grep -hv '^#' "$board_dir"/overlay/etc/modules-load.d/*.conf) \
+        mac80211_hwsim veth i6300esb; do
+        modprobe -d "$root" -S "$kver" --show-depends "$mod" >/dev/null 2>&1 ||
+            die "layout_tree left out module $mod, which the image needs"
+    done
+    log "left out $((mb - $(du -sm "$modules" | cut -f1))) MB of kernel modules and device trees ($gone modules outside kernel-absent)"
+}
+
 # layout_image ROOT KVER WORK IMG
 layout_image() {
     local root=$1 kver=$2 work=$3 img=$4 slot
