@@ -106,7 +106,7 @@ def update_multicast(ctx):
             sender = venue.send(ctx.sender, license + channel + [
                 "--file-symbol-size", str(SYMBOL), "--file-block", str(BLOCK), "--file-repair", str(REPAIR),
                 "--file-interleave", str(INTERLEAVE), "--file-interval", f"{interval:.6f}", "--count", "1"])
-            if sender.wait(3600) != 0:   # (≈ 8 min for a 230 MiB bundle at 5 Mbit/s)
+            if sender.wait(3600) != 0:   # (≈ 6 min for the 165 MiB bundle at 5 Mbit/s)
                 raise CheckFailed(f"the sender failed: {(run_dir / 'send.log').read_text()[-2000:]}")
             transmission = time.monotonic() - sent
             relay = venue.stats()
