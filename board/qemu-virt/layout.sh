@@ -33,7 +33,7 @@ layout_fstab() {
 # that needs one of them, and the kernel's device trees (the firmware hands QEMU's own to it).
 layout_tree() {
     local root=$1 kver=$2 rel mod deps d gone=0 mb
-    local modules=$1/usr/lib/modules/$2
+    local modules=$root/usr/lib/modules/$kver
     [ -f "$modules/modules.dep" ] || die "no modules.dep for $kver in the tree"
     mb=$(du -sm "$modules" "$root/usr/lib/linux-image-$kver" 2>/dev/null | awk '{ s += $1 } END { print s }')
     while read -r rel; do

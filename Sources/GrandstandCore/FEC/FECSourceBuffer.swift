@@ -57,7 +57,7 @@ struct FECSourceBuffer: Sendable {
     /// Missing sequence numbers a closed window gave up on: released as lost without waiting.
     var abandoned: Set<Int64> = []
     /// Lowest extended sequence number of the stream received since the start or a flush.
-    private(set) var start: Int64 = -1
+    private var start: Int64 = -1
     /// Numbers below the first released one that a packet reordered behind it showed to be the
     /// stream's (from `start` on): `release` counts them lost, their place in the output has passed.
     private var preceding: Int64 = 0
