@@ -92,6 +92,7 @@ public final class Gateway: Sendable {
     // MARK: Ingest sink (capture thread)
 
     public func handle(_ actions: [IngestAction]) {
+        var fileDatagrams: [FileDeliveryQueue.Datagram] = []   // handed to the files thread together, below
         for action in actions {
             switch action {
             case .channelsChanged(let changes):
@@ -112,10 +113,11 @@ public final class Gateway: Sendable {
             case .path:
                 break   // journaled by the ingest service; the merge's counters are in the stats
             case .fileDatagram(let id, let payload, let time):
-                if fileQueue.put(FileDeliveryQueue.Datagram(channelID: id, payload: Array(payload), timestampNanoseconds: time)) == .notRunning {
-                    deliverFile(id, payload, at: time)
-                }
+                fileDatagrams.append(FileDeliveryQueue.Datagram(channelID: id, payload: Array(payload), timestampNanoseconds: time))
             }
+        }
+        if !fileDatagrams.isEmpty, fileQueue.put(fileDatagrams) == .notRunning {
+            for datagram in fileDatagrams { deliverFile(datagram.channelID, datagram.payload[...], at: datagram.timestampNanoseconds) }
         }
     }
 

@@ -6,7 +6,7 @@ import TestSupport
 /// A spool-file stand-in: symbols by offset in memory, a byte budget after which the first
 /// store's writes fail with ENOSPC (later stores have room), and the sealed object for checks.
 final class FakeSpool: SymbolStore, SymbolStoreProvider {
-    struct State { var bytes: [Int: [UInt8]] = [:]; var written = 0; var sealed: [UInt8]?; var stores = 0 }
+    struct State { var bytes: [Int: [UInt8]] = [:]; var written = 0; var writes = 0; var reads = 0; var sealed: [UInt8]?; var stores = 0 }
     let state = Mutex(State())
     /// Bytes writable before ENOSPC (across every store it made).
     let budget: Int
@@ -21,6 +21,8 @@ final class FakeSpool: SymbolStore, SymbolStoreProvider {
     var memoryBytes: Int { 0 }
     var sealed: [UInt8]? { state.withLock { $0.sealed } }
     var storesMade: Int { state.withLock { $0.stores } }
+    /// Write and read calls so far (the digest's and the seal's reads included).
+    var calls: (writes: Int, reads: Int) { state.withLock { ($0.writes, $0.reads) } }
 
     func makeStore(transferLength: Int) throws(SymbolStoreError) -> any SymbolStore {
         guard transferLength <= free else { throw SymbolStoreError(operation: "reserve", path: "fake", errno: SymbolStoreError.noSpace) }
@@ -32,6 +34,7 @@ final class FakeSpool: SymbolStore, SymbolStoreProvider {
         let full = state.withLock { state -> Bool in
             guard state.stores > 1 || state.written + bytes.count <= budget else { return true }
             state.written += bytes.count
+            state.writes += 1
             state.bytes[offset] = Array(bytes)
             return false
         }
@@ -40,6 +43,7 @@ final class FakeSpool: SymbolStore, SymbolStoreProvider {
 
     func read(at offset: Int, count: Int) throws(SymbolStoreError) -> [UInt8] {
         state.withLock { state in
+            state.reads += 1
             var out = [UInt8](repeating: 0, count: count)
             for (start, bytes) in state.bytes where start < offset + count && start + bytes.count > offset {
                 for (i, byte) in bytes.enumerated() where start + i >= offset && start + i < offset + count { out[start + i - offset] = byte }
@@ -68,9 +72,13 @@ struct FileDeliveryDiskTests {
 
     static let disk = FluteReceiverConfiguration(diskThresholdBytes: 100_000)
 
+    /// Memory for held blocks: the default (every block of the object fits), one block (the
+    /// least recently used is written out as another opens: both paths in one object), none.
+    static let blockBuffers = [FluteReceiverConfiguration().diskBlockBufferBytes, 24 * 1000, 0]
+
     /// Four seeds on the host, two under qemu-user (the pure-Swift reference field is slow emulated).
-    @Test(arguments: TestEnvironment.isQEMUUser ? [UInt64(1), 2] : [1, 2, 3, 4])
-    func shuffledLossyDuplicatedSymbolsAcrossRoundsAssembleOnDisk(_ seed: UInt64) throws {
+    @Test(arguments: TestEnvironment.isQEMUUser ? [UInt64(1), 2] : [1, 2, 3, 4], blockBuffers)
+    func shuffledLossyDuplicatedSymbolsAcrossRoundsAssembleOnDisk(_ seed: UInt64, blockBufferBytes: Int) throws {
         var rng = SplitMix(seed: seed)
         let all = try Self.packets(rounds: 2)
         let fdt = all.filter { (try? LCTHeader.parse($0.payload[...]).get().header.toi) == 0 }
@@ -81,7 +89,9 @@ struct FileDeliveryDiskTests {
         first.shuffle(using: &rng)
         let second = all[half...].filter { _ in rng.next() % 20 != 0 }
         let spool = FakeSpool()
-        var receiver = FluteReceiver(configuration: Self.disk, math: RFC5510Reference(), stores: spool)
+        var configuration = Self.disk
+        configuration.diskBlockBufferBytes = blockBufferBytes
+        var receiver = FluteReceiver(configuration: configuration, math: RFC5510Reference(), stores: spool)
         let objects = FluteTesting.completed(FluteTesting.feed(&receiver, fdt + first + Array(second)))
         #expect(objects.count == 1)
         let object = try #require(objects.first)
@@ -92,13 +102,44 @@ struct FileDeliveryDiskTests {
         #expect(receiver.stats.objectsCompleted == 1 && receiver.stats.objectsFailed == 0)
     }
 
-    @Test func onlyBookkeepingStaysInMemory() throws {
-        var receiver = FluteReceiver(configuration: Self.disk, math: RFC5510Reference(), stores: FakeSpool())
+    /// 301 symbols in 16 blocks of 19 or 18 (RFC 5052 §9.1): held whole, each block is one write
+    /// and decoding reads nothing back (the only reads are the digest's); unheld, a write a symbol.
+    @Test func heldBlocksReachTheSpoolInOneWriteEach() throws {
+        // Every 25th file packet lost (4 %): at most one a block, so some blocks decode and all complete.
+        let packets = try Self.packets(rounds: 1).enumerated().filter { $0.offset == 0 || $0.offset % 25 != 0 }.map(\.element)
+        let sourceSymbols = (Self.file.bytes.count + 999) / 1000
+        for (budget, writes) in [(FluteReceiverConfiguration().diskBlockBufferBytes, 16), (0, sourceSymbols)] {
+            let spool = FakeSpool()
+            var configuration = Self.disk
+            configuration.diskBlockBufferBytes = budget
+            var receiver = FluteReceiver(configuration: configuration, math: RFC5510Reference(), stores: spool)
+            let objects = FluteTesting.completed(FluteTesting.feed(&receiver, packets))
+            #expect(objects.count == 1 && spool.sealed == Self.file.bytes)
+            #expect(receiver.stats.symbolsRecovered > 0)
+            // Unheld: every received source and repair symbol, then each rebuilt source, is a write.
+            if budget == 0 {
+                #expect(spool.calls.writes >= writes, "budget \(budget)")
+            } else {
+                #expect(spool.calls.writes == writes, "budget \(budget)")
+                #expect(spool.calls.reads <= 2, "budget \(budget): \(spool.calls.reads) reads")
+            }
+        }
+    }
+
+    @Test func memoryIsTheBookkeepingAndTheHeldBlocks() throws {
         let packets = try Self.packets(rounds: 1)
-        _ = FluteTesting.feed(&receiver, Array(packets.prefix(packets.count / 2)))
+        let part = Array(packets.prefix(packets.count / 2 + 3))   // ends inside a block
+        var unheld = Self.disk
+        unheld.diskBlockBufferBytes = 0
+        var bookkeeping = FluteReceiver(configuration: unheld, math: RFC5510Reference(), stores: FakeSpool())
+        _ = FluteTesting.feed(&bookkeeping, part)
         // 300 kB object: the assembly holds a bit per symbol and a few words per block.
-        #expect(receiver.bufferedBytes < 2_000)
-        #expect(receiver.table.first?.progress ?? 0 > 0)
+        #expect(bookkeeping.bufferedBytes < 2_000)
+        #expect(bookkeeping.table.first?.progress ?? 0 > 0)
+        var held = FluteReceiver(configuration: Self.disk, math: RFC5510Reference(), stores: FakeSpool())
+        _ = FluteTesting.feed(&held, part)
+        // In order, one block is open: its 18 or 19 sources of 1000 bytes (and any repairs) on top.
+        #expect(held.bufferedBytes >= 18_000 && held.bufferedBytes < 2_000 + 23_000, "\(held.bufferedBytes)")
     }
 
     @Test func aStoreWriteFailureFailsTheObjectCleanlyAndTheNextRoundCompletes() throws {

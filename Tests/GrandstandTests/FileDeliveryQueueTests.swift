@@ -48,6 +48,20 @@ import Testing
         #expect(delivered.withLock { $0 } == Array(0...10))
     }
 
+    /// One capture read's datagrams go in under one lock with one wake of the draining thread
+    /// (not one a datagram); what does not fit is dropped and counted.
+    @Test func aBatchWakesTheDrainOnceAndDropsWhatDoesNotFit() {
+        let queue = FileDeliveryQueue(limitBytes: 1_000)
+        let stop = StopSignal()
+        queue.attach(stop)
+        let before = stop.generation
+        #expect(queue.put((1...8).map { Self.datagram("c", UInt8($0)) }) == .queued)
+        #expect(stop.generation == before + 1)
+        #expect(queue.put((9...12).map { Self.datagram("d", UInt8($0)) }) == .dropped)
+        #expect(stop.generation == before + 1, "a non-empty queue needs no second wake")
+        #expect(queue.queuedBytes == 1_000 && queue.dropped("d") == 2 && queue.dropped("c") == 0)
+    }
+
     @Test func stoppingEndsTheDrain() throws {
         let queue = FileDeliveryQueue()
         let thread = try ServiceThread(name: "files-test") { stop in queue.drain(stop) { _ in } }

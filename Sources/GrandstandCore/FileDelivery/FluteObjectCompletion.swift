@@ -22,8 +22,11 @@ extension FluteReceiver {
                 file.failure = "store_failed"
                 return .failure(.storeFailed)
             }
-            guard let made = ObjectAssembly(info: info, store: store) else { return .failure(.badFECInfo) }
-            guard bufferedBytes + made.bufferedBytes <= configuration.maxBufferedBytes else { return .failure(.bufferFull) }
+            guard let made = ObjectAssembly(info: info, store: store, blockBufferBytes: configuration.diskBlockBufferBytes) else {
+                return .failure(.badFECInfo)
+            }
+            // Its held blocks count at their most: the budget cannot be overrun while they fill.
+            guard bufferedBytes + made.bufferedBytes + made.heldLimitBytes <= configuration.maxBufferedBytes else { return .failure(.bufferFull) }
             return .success(made)
         }
         guard info.transferLength <= UInt64(configuration.maxObjectBytes) else { return .failure(.objectTooLarge) }

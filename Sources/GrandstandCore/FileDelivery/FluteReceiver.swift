@@ -56,9 +56,14 @@ public struct FluteReceiverConfiguration: Sendable, Equatable {
     public var diskThresholdBytes: Int
     /// Every object (of a channel such as the update channel) goes to disk.
     public var diskOnly: Bool
+    /// Memory per on-disk object for the blocks being received, each written whole once complete
+    /// (ObjectAssembly): 16 MiB holds 49 blocks of 200 + 40 symbols of 1400 bytes, three times
+    /// the 16 blocks a carousel interleaves. 0 writes every symbol as it arrives.
+    public var diskBlockBufferBytes: Int
 
     public init(tsi: UInt64? = nil, maxSessions: Int = 4, maxObjectBytes: Int = 128 << 20, maxBufferedBytes: Int = 256 << 20,
-                maxDiskObjectBytes: Int = 1 << 30, diskThresholdBytes: Int = 16 << 20, diskOnly: Bool = false) {
+                maxDiskObjectBytes: Int = 1 << 30, diskThresholdBytes: Int = 16 << 20, diskOnly: Bool = false,
+                diskBlockBufferBytes: Int = 16 << 20) {
         self.tsi = tsi
         self.maxSessions = maxSessions
         self.maxObjectBytes = maxObjectBytes
@@ -66,6 +71,7 @@ public struct FluteReceiverConfiguration: Sendable, Equatable {
         self.maxDiskObjectBytes = maxDiskObjectBytes
         self.diskThresholdBytes = diskThresholdBytes
         self.diskOnly = diskOnly
+        self.diskBlockBufferBytes = diskBlockBufferBytes
     }
 }
 

@@ -2,6 +2,11 @@
 /// symbols go to a `SymbolStore` (source symbols at their place, zero-padded to whole symbols;
 /// Reed-Solomon repairs in an area past them), the assembly keeps only which symbols each block
 /// holds. Symbols may come in any order, across carousel rounds, and twice.
+///
+/// With a spool file, blocks being received are held in memory (`HeldBlock`, up to
+/// `blockBufferBytes`) and reach the file in one write when complete, decoded in memory: one
+/// write per block instead of one per packet, and nothing read back. When more blocks are open
+/// than fit, the least recently used one is written out as it is and goes on symbol by symbol.
 struct ObjectAssembly: Sendable {
     enum Outcome: Equatable { case stored, duplicate, blockComplete, objectComplete }
 
@@ -24,9 +29,19 @@ struct ObjectAssembly: Sendable {
     /// The store error that failed the object (it is then unusable).
     private(set) var storeError: SymbolStoreError?
     let sourceSymbolCount: Int
+    /// Open blocks held in memory (spooled objects), by source block number.
+    private var held: [Int: HeldBlock] = [:]
+    /// Blocks written out before they completed: they go on symbol by symbol in the store.
+    private var spilled: Set<Int> = []
+    /// Most blocks held at once (0: every symbol is written as it comes).
+    private let heldLimit: Int
+    private var useCount = 0
+    /// The last written block's buffer, reused for the next one (no fresh pages per block).
+    private var spare: [UInt8] = []
 
-    /// Nil when the OTI gives no usable partitioning. `store` nil: memory.
-    init?(info: FECObjectInfo, store: (any SymbolStore)? = nil) {
+    /// Nil when the OTI gives no usable partitioning. `store` nil: memory. `blockBufferBytes`:
+    /// memory for blocks held while received (spooled objects).
+    init?(info: FECObjectInfo, store: (any SymbolStore)? = nil, blockBufferBytes: Int = 0) {
         guard let blocks = info.blocks, info.transferLength <= UInt64(Int.max / 2) else { return nil }
         self.info = info
         self.blocks = blocks
@@ -42,10 +57,17 @@ struct ObjectAssembly: Sendable {
             defer { slot += block.encodingSymbols - block.sourceSymbols }
             return slot
         }
+        let largest = (blocks.map(\.encodingSymbols).max() ?? 1) * info.symbolLength
+        heldLimit = store == nil ? 0 : blockBufferBytes / max(largest, 1)
     }
 
     /// Bytes of memory this assembly holds (for the receiver's memory budget).
-    var bufferedBytes: Int { store.memoryBytes + (spooled ? have.count + 3 * 8 * blocks.count : 0) }
+    var bufferedBytes: Int {
+        store.memoryBytes + (spooled ? have.count + 3 * 8 * blocks.count + spare.count + held.values.reduce(0) { $0 + $1.bytes } : 0)
+    }
+
+    /// The most `bufferedBytes` can grow to while blocks are held.
+    var heldLimitBytes: Int { heldLimit * (blocks.map(\.encodingSymbols).max() ?? 0) * info.symbolLength }
 
     var isComplete: Bool { blocksDone == blocks.count }
 
@@ -80,20 +102,24 @@ struct ObjectAssembly: Sendable {
             if esi < block.sourceSymbols {
                 let index = block.firstSymbol + esi
                 if have[index] { return .success(.duplicate) }
-                try store.write(symbol, at: offset(block: sbn, esi: esi))
+                try put(symbol, block: sbn, esi: esi)
                 have[index] = true
                 sourceSymbolsHeld += 1
                 blockHave[sbn] += 1
             } else {
                 guard math != nil else { return .failure(.unsupportedFEC) }
                 if repairs[sbn]?.contains(esi) == true { return .success(.duplicate) }
-                try store.write(symbol, at: offset(block: sbn, esi: esi))   // repairs are always E long
+                try put(symbol, block: sbn, esi: esi)   // repairs are always E long
                 repairs[sbn, default: []].insert(esi)
             }
-            let held = blockHave[sbn] + (repairs[sbn]?.count ?? 0)
-            guard held >= block.sourceSymbols else { return .success(.stored) }
+            let count = blockHave[sbn] + (repairs[sbn]?.count ?? 0)
+            guard count >= block.sourceSymbols else { return .success(.stored) }
             if blockHave[sbn] < block.sourceSymbols {
                 guard let math, try decode(sbn, math: math) else { return .success(.stored) }
+            }
+            if let done = held.removeValue(forKey: sbn) {   // the whole block in one write
+                try store.write(done.source[...], at: offset(block: sbn, esi: 0))
+                spare = done.source
             }
         } catch {
             storeError = error
@@ -106,8 +132,49 @@ struct ObjectAssembly: Sendable {
     }
 
     private mutating func dropRepairs(_ sbn: Int) {
-        guard let held = repairs.removeValue(forKey: sbn) else { return }
-        store.discard(held.map { offset(block: sbn, esi: $0) })
+        guard let esis = repairs.removeValue(forKey: sbn) else { return }
+        if held[sbn] != nil {
+            held[sbn]?.repairs = [:]
+        } else {
+            store.discard(esis.map { offset(block: sbn, esi: $0) })
+        }
+    }
+
+    /// Puts one symbol where its block lives: in memory while the block is held, else the store.
+    private mutating func put(_ symbol: ArraySlice<UInt8>, block sbn: Int, esi: Int) throws(SymbolStoreError) {
+        if heldLimit > 0, !spilled.contains(sbn), held[sbn] == nil {
+            if held.count >= heldLimit { try spillLeastRecentlyUsed() }
+            held[sbn] = HeldBlock(sourceBytes: blocks[sbn].sourceSymbols * info.symbolLength, reusing: &spare)
+        }
+        guard held[sbn] != nil else { return try store.write(symbol, at: offset(block: sbn, esi: esi)) }
+        useCount += 1
+        held[sbn]?.lastUse = useCount
+        let k = blocks[sbn].sourceSymbols, e = info.symbolLength
+        held[sbn]?.put(symbol, esi: esi, sourceSymbols: k, symbolLength: e)
+    }
+
+    /// One symbol of block `sbn`, `symbolLength` bytes (zero-padded), from memory or the store.
+    private func symbol(block sbn: Int, esi: Int) throws(SymbolStoreError) -> [UInt8] {
+        if let block = held[sbn] { return block.symbol(esi: esi, sourceSymbols: blocks[sbn].sourceSymbols, symbolLength: info.symbolLength) }
+        return try store.read(at: offset(block: sbn, esi: esi), count: info.symbolLength)
+    }
+
+    /// Writes the held block used longest ago to the store as it is (runs of held source
+    /// symbols, each repair in its slot); from then on its symbols go to the store one by one.
+    private mutating func spillLeastRecentlyUsed() throws(SymbolStoreError) {
+        guard let (sbn, block) = held.min(by: { $0.value.lastUse < $1.value.lastUse }) else { return }
+        held[sbn] = nil
+        spilled.insert(sbn)
+        let first = blocks[sbn].firstSymbol, k = blocks[sbn].sourceSymbols, e = info.symbolLength
+        var j = 0
+        while j < k {
+            guard have[first + j] else { j += 1; continue }
+            var end = j
+            while end < k, have[first + end] { end += 1 }
+            try store.write(block.source[(j * e)..<(end * e)], at: offset(block: sbn, esi: j))
+            j = end
+        }
+        for (esi, bytes) in block.repairs { try store.write(bytes[...], at: offset(block: sbn, esi: esi)) }
     }
 
     /// Rebuilds block `sbn`'s missing sources from any k held symbols, read back from the store
@@ -117,10 +184,8 @@ struct ObjectAssembly: Sendable {
         let block = blocks[sbn]
         let k = block.sourceSymbols, e = info.symbolLength
         var received: [Int: [UInt8]] = [:]
-        for j in 0..<k where have[block.firstSymbol + j] { received[j] = try store.read(at: offset(block: sbn, esi: j), count: e) }
-        for esi in (repairs[sbn] ?? []).sorted() where received.count < k {
-            received[esi] = try store.read(at: offset(block: sbn, esi: esi), count: e)
-        }
+        for j in 0..<k where have[block.firstSymbol + j] { received[j] = try symbol(block: sbn, esi: j) }
+        for esi in (repairs[sbn] ?? []).sorted() where received.count < k { received[esi] = try symbol(block: sbn, esi: esi) }
         guard let rebuilt = try? math.reconstruct(sourceCount: k, repairCount: block.encodingSymbols - k, symbolLength: e, received: received),
               (0..<k).allSatisfy({ have[block.firstSymbol + $0] || rebuilt[$0]?.count == e }) else {
             decodeFailures += 1
@@ -129,7 +194,7 @@ struct ObjectAssembly: Sendable {
         }
         for j in 0..<k where !have[block.firstSymbol + j] {
             guard let bytes = rebuilt[j] else { continue }
-            try store.write(bytes[...], at: offset(block: sbn, esi: j))
+            try put(bytes[...], block: sbn, esi: j)
             have[block.firstSymbol + j] = true
             sourceSymbolsHeld += 1
             symbolsRecovered += 1
@@ -168,5 +233,44 @@ struct ObjectAssembly: Sendable {
     mutating func takeBytes() -> [UInt8] {
         guard case .success(.bytes(let bytes)) = seal(md5: []) else { return [] }
         return bytes
+    }
+}
+
+/// A source block of a spooled object held in memory while it is received (RFC 5052 §9.1): its
+/// source symbols at their place (zero-padded to whole symbols) and its repair symbols by ESI.
+struct HeldBlock: Sendable {
+    var source: [UInt8] = []
+    var repairs: [Int: [UInt8]] = [:]
+    var lastUse = 0
+
+    /// A zeroed block; takes `spare`'s storage when it has the size.
+    init(sourceBytes: Int, reusing spare: inout [UInt8]) {
+        if spare.count == sourceBytes {
+            swap(&source, &spare)
+            source.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        } else {
+            source = [UInt8](repeating: 0, count: sourceBytes)
+        }
+    }
+
+    var bytes: Int { source.count + repairs.values.reduce(0) { $0 + $1.count } }
+
+    mutating func put(_ symbol: ArraySlice<UInt8>, esi: Int, sourceSymbols: Int, symbolLength: Int) {
+        guard esi < sourceSymbols else {
+            repairs[esi] = Array(symbol)
+            return
+        }
+        let start = esi * symbolLength
+        source.withUnsafeMutableBytes { target in
+            symbol.withUnsafeBytes { from in
+                guard let base = target.baseAddress, let bytes = from.baseAddress else { return }
+                (base + start).copyMemory(from: bytes, byteCount: min(from.count, target.count - start))
+            }
+        }
+    }
+
+    func symbol(esi: Int, sourceSymbols: Int, symbolLength: Int) -> [UInt8] {
+        guard esi < sourceSymbols else { return repairs[esi] ?? [UInt8](repeating: 0, count: symbolLength) }
+        return Array(source[(esi * symbolLength)..<((esi + 1) * symbolLength)])
     }
 }

@@ -54,8 +54,11 @@ ip netns exec "$ns" taskset -c "$daemon_cpu" "$bin" run --config "$work/config.j
 run_pid=$!
 ip netns exec "$ns" taskset -c "$sender_cpu" "$floor" lo "udp dst port $port" "$work/floor.spool" >"$work/floor.log" 2>&1 &
 floor_pid=$!
-for _ in $(seq 100); do grep -q "channel-added: channel updates" "$work/run.log" && break; sleep 0.1; done
-grep -q "channel-added: channel updates" "$work/run.log" || { cat "$work/run.log" >&2; exit 1; }
+channel_listed() {   # the daemon logs to journald when one runs, so ask its API, not its log
+    ip netns exec "$ns" curl -s -H "Authorization: Bearer bench" http://127.0.0.1:18081/api/v1/channels | grep -q '"updates"'
+}
+for _ in $(seq 100); do channel_listed && break; sleep 0.1; done
+channel_listed || { echo "the daemon did not list the channel:" >&2; cat "$work/run.log" >&2; exit 1; }
 interval=$(python3 -c "print(f'{1460 * 8 / ($rate * 1e6):.6f}')")   # one 1460-byte IP packet per interval
 echo "FLUTE receive: ${size_mib} MiB at $rate Mbit/s (5 % loss, 200+40 RS, 16 interleaved); daemon on CPU $daemon_cpu, sender and reference on CPU $sender_cpu"
 sender=(ip netns exec "$ns" taskset -c "$sender_cpu" "$bin" send --interface lo --files "updates@$group:$port=$payload"
