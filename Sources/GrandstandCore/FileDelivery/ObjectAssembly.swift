@@ -247,7 +247,7 @@ struct HeldBlock: Sendable {
     init(sourceBytes: Int, reusing spare: inout [UInt8]) {
         if spare.count == sourceBytes {
             swap(&source, &spare)
-            source.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+            source.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
         } else {
             source = [UInt8](repeating: 0, count: sourceBytes)
         }
