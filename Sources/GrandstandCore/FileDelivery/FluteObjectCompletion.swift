@@ -22,11 +22,15 @@ extension FluteReceiver {
                 file.failure = "store_failed"
                 return .failure(.storeFailed)
             }
-            guard let made = ObjectAssembly(info: info, store: store, blockBufferBytes: configuration.diskBlockBufferBytes) else {
+            // Held blocks get what memory the budget has left (none: every symbol is written as it
+            // comes); they never keep an object off the disk.
+            let blocks = info.blocks ?? []
+            let bookkeeping = ObjectAssembly.bookkeepingBytes(symbols: blocks.reduce(0) { $0 + $1.sourceSymbols }, blocks: blocks.count)
+            let room = configuration.maxBufferedBytes - bufferedBytes - bookkeeping
+            guard let made = ObjectAssembly(info: info, store: store, blockBufferBytes: max(0, min(configuration.diskBlockBufferBytes, room))) else {
                 return .failure(.badFECInfo)
             }
-            // Its held blocks count at their most: the budget cannot be overrun while they fill.
-            guard bufferedBytes + made.bufferedBytes + made.heldLimitBytes <= configuration.maxBufferedBytes else { return .failure(.bufferFull) }
+            guard bufferedBytes + made.bufferedBytes <= configuration.maxBufferedBytes else { return .failure(.bufferFull) }
             return .success(made)
         }
         guard info.transferLength <= UInt64(configuration.maxObjectBytes) else { return .failure(.objectTooLarge) }

@@ -58,7 +58,8 @@ public struct FluteReceiverConfiguration: Sendable, Equatable {
     public var diskOnly: Bool
     /// Memory per on-disk object for the blocks being received, each written whole once complete
     /// (ObjectAssembly): 16 MiB holds 49 blocks of 200 + 40 symbols of 1400 bytes, three times
-    /// the 16 blocks a carousel interleaves. 0 writes every symbol as it arrives.
+    /// the 16 blocks a carousel interleaves; less when `maxBufferedBytes` has less left. 0 writes
+    /// every symbol as it arrives.
     public var diskBlockBufferBytes: Int
 
     public init(tsi: UInt64? = nil, maxSessions: Int = 4, maxObjectBytes: Int = 128 << 20, maxBufferedBytes: Int = 256 << 20,

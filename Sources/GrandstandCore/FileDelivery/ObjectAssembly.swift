@@ -63,11 +63,13 @@ struct ObjectAssembly: Sendable {
 
     /// Bytes of memory this assembly holds (for the receiver's memory budget).
     var bufferedBytes: Int {
-        store.memoryBytes + (spooled ? have.count + 3 * 8 * blocks.count + spare.count + held.values.reduce(0) { $0 + $1.bytes } : 0)
+        store.memoryBytes + (spooled ? Self.bookkeepingBytes(symbols: have.count, blocks: blocks.count) + spare.count
+                                       + held.values.reduce(0) { $0 + $1.bytes } : 0)
     }
 
-    /// The most `bufferedBytes` can grow to while blocks are held.
-    var heldLimitBytes: Int { heldLimit * (blocks.map(\.encodingSymbols).max() ?? 0) * info.symbolLength }
+    /// What a spooled object's assembly keeps besides held blocks: a flag per symbol, three
+    /// words per block.
+    static func bookkeepingBytes(symbols: Int, blocks: Int) -> Int { symbols + 3 * 8 * blocks }
 
     var isComplete: Bool { blocksDone == blocks.count }
 
@@ -133,11 +135,9 @@ struct ObjectAssembly: Sendable {
 
     private mutating func dropRepairs(_ sbn: Int) {
         guard let esis = repairs.removeValue(forKey: sbn) else { return }
-        if held[sbn] != nil {
-            held[sbn]?.repairs = [:]
-        } else {
-            store.discard(esis.map { offset(block: sbn, esi: $0) })
-        }
+        held[sbn]?.repairs = [:]
+        // A held block's repairs never reached the store (written whole, it took only its sources).
+        if heldLimit == 0 || spilled.contains(sbn) { store.discard(esis.map { offset(block: sbn, esi: $0) }) }
     }
 
     /// Puts one symbol where its block lives: in memory while the block is held, else the store.
