@@ -82,6 +82,10 @@ import Testing
             let failover = Date().timeIntervalSince(killed)
             print("multicast + SRT: failover \(String(format: "%.2f", failover)) s after the primary sender was killed (silence 300 ms)")
             #expect(Self.kinds(gateway).contains("path-down"))
+            // The stats snapshot is published on the ingest thread's next tick, after the event.
+            try waitFor("the primary's down event counted", timeout: 10) {
+                try Self.counter(gateway, "pair", "path_primary_down_events") >= 1
+            }
             #expect(try Self.counter(gateway, "pair", "path_primary_down_events") == 1)
             try waitFor("the health warning", timeout: 30) {
                 try gateway.get("/api/v1/health", management: true).text.contains("path-down:pair")
