@@ -177,9 +177,9 @@ struct ObjectAssembly: Sendable {
         for (esi, bytes) in block.repairs { try store.write(bytes[...], at: offset(block: sbn, esi: esi)) }
     }
 
-    /// Rebuilds block `sbn`'s missing sources from any k held symbols, read back from the store
-    /// (RFC 5510 §8); false if the code refuses (its repairs are then dropped and the block waits
-    /// for the carousel's next round).
+    /// Rebuilds block `sbn`'s missing sources from any k held symbols (RFC 5510 §8), in memory or
+    /// read back from the store (a spilled block); false if the code refuses (its repairs are then
+    /// dropped and the block waits for the carousel's next round).
     private mutating func decode(_ sbn: Int, math: any ReedSolomonMath) throws(SymbolStoreError) -> Bool {
         let block = blocks[sbn]
         let k = block.sourceSymbols, e = info.symbolLength
