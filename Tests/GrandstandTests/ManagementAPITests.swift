@@ -33,7 +33,9 @@ struct ManagementAPITests {
             daemon = Daemon(config: config, board: nil, events: EventLog(), ingest: settings, configPath: configPath)
             try daemon.start()
             let port = try #require(daemon.status?.management.port)
-            client = HTTPClient(HTTPEndpoint(host: "127.0.0.1", port: port))
+            // Under qemu-user a journal query (libsystemd emulated, over the journal the whole
+            // suite wrote) took more than 5 s on a loaded CI run; natively it takes milliseconds.
+            client = HTTPClient(HTTPEndpoint(host: "127.0.0.1", port: port), timeoutSeconds: TestEnvironment.isQEMUUser ? 30 : 5)
         }
 
         func call(_ method: String, _ target: String, body: String = "", token: String? = ManagementAPITests.token) throws -> HTTPClientResponse {
