@@ -70,12 +70,17 @@ import Testing
         setsockopt(socket.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
         let before = residentBytes()
         let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 1024)
-        for _ in 0..<20_000 { #expect(stream.send(chunk)) }
+        var peak = 0
+        for _ in 0..<20_000 {
+            #expect(stream.send(chunk))
+            peak = max(peak, stream.queuedBytes)
+        }
         let grown = residentBytes() - before
-        print("slow stream reader: 20 MB sent, \(stream.droppedChunks) chunks dropped, RSS +\(grown / 1024) KiB")
-        // At most 64 KiB queued plus what the kernel's socket buffers took.
+        // The process's RSS is only printed: the suite's other tests allocate beside this one
+        // (under qemu-user it once grew 8.5 MiB). The bound is the stream's own queue.
+        print("slow stream reader: 20 MB sent, \(stream.droppedChunks) chunks dropped, queue peak \(peak) B, RSS +\(grown / 1024) KiB")
         #expect(stream.droppedChunks > 15_000)
-        #expect(grown < 8 * 1024 * 1024)
+        #expect(peak <= limits.maxQueuedBytes + chunk.count, "queue peak \(peak) B")
         #expect(server.statistics.streamChunksDropped == stream.droppedChunks)
         #expect(HTTPLimitsTests.get(server, "/plain") == 200)
     }

@@ -87,6 +87,9 @@ public final class HTTPStream: Sendable {
     /// Chunks dropped because the client read too slowly.
     public var droppedChunks: Int { state.withLock { $0.dropped } }
 
+    /// Bytes waiting to be written to the client (at most `maxQueuedBytes` plus one chunk).
+    var queuedBytes: Int { state.withLock { $0.queuedBytes } }
+
     /// Runs `body` once when the stream closes (client gone, or finished and sent); at once if
     /// it already has. Runs on the listener's thread: keep it short, do not block.
     public func onClose(_ body: @escaping @Sendable () -> Void) {
