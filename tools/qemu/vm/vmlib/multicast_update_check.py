@@ -255,8 +255,8 @@ def follow(boxes, version, timeout):
                       f"receptions: {[reception(b) if s['rebooted'] is None else 'rebooted' for b, s in zip(boxes, state)]}")
 
 
-# Outside the default run until `make check` has room for it (648 s at 10 Mbit/s on a quiet
-# machine; with it a fresh-clone run was projected at ≈ 82 min of CI's 90, docs/flashing.md
+# Outside the default run until `make check` has room for it (648 s at 10 Mbit/s alone, 748 s
+# beside the lanes; with it a fresh-clone run measured ≈ 86 min of CI's 90, docs/flashing.md
 # "Build times"): GRANDSTAND_VM_MULTICAST=1 adds it.
 if os.environ.get("GRANDSTAND_VM_MULTICAST", "0") == "1":
     check("update-multicast")(update_multicast)
