@@ -24,9 +24,7 @@ extension FluteReceiver {
             }
             // Held blocks get what memory the budget has left (none: every symbol is written as it
             // comes); they never keep an object off the disk.
-            let blocks = info.blocks ?? []
-            let bookkeeping = ObjectAssembly.bookkeepingBytes(symbols: blocks.reduce(0) { $0 + $1.sourceSymbols }, blocks: blocks.count)
-            let room = configuration.maxBufferedBytes - bufferedBytes - bookkeeping
+            let room = configuration.maxBufferedBytes - bufferedBytes - ObjectAssembly.bookkeepingBytes(info.blocks ?? [])
             guard let made = ObjectAssembly(info: info, store: store, blockBufferBytes: max(0, min(configuration.diskBlockBufferBytes, room))) else {
                 return .failure(.badFECInfo)
             }

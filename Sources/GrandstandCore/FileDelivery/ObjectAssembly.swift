@@ -63,13 +63,14 @@ struct ObjectAssembly: Sendable {
 
     /// Bytes of memory this assembly holds (for the receiver's memory budget).
     var bufferedBytes: Int {
-        store.memoryBytes + (spooled ? Self.bookkeepingBytes(symbols: have.count, blocks: blocks.count) + spare.count
-                                       + held.values.reduce(0) { $0 + $1.bytes } : 0)
+        store.memoryBytes + (spooled ? Self.bookkeepingBytes(blocks) + spare.count + held.values.reduce(0) { $0 + $1.bytes } : 0)
     }
 
-    /// What a spooled object's assembly keeps besides held blocks: a flag per symbol, three
-    /// words per block.
-    static func bookkeepingBytes(symbols: Int, blocks: Int) -> Int { symbols + 3 * 8 * blocks }
+    /// What a spooled object's assembly keeps besides held blocks: a flag per source symbol,
+    /// three words per block.
+    static func bookkeepingBytes(_ blocks: [FECObjectInfo.Block]) -> Int {
+        (blocks.last.map { $0.firstSymbol + $0.sourceSymbols } ?? 0) + 3 * 8 * blocks.count
+    }
 
     var isComplete: Bool { blocksDone == blocks.count }
 

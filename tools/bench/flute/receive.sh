@@ -90,8 +90,12 @@ def get(path, management=False):
     out = subprocess.run(cmd + [f"http://127.0.0.1:{port}{path}"], capture_output=True, check=True).stdout
     body, _, status = out.rpartition(b"\n")
     return int(status), body
-def channel():
-    return json.loads(get("/api/v1/stats", True)[1])["channels"].get("updates", {})
+def counters():
+    """The channel's packets, the capture's kernel drops (totals) and the files queue's drops (the files table)."""
+    stats = json.loads(get("/api/v1/stats", True)[1])
+    table = json.loads(get("/api/v1/files/updates", True)[1]).get("stats") or {}
+    return (stats["channels"].get("updates", {}).get("packets_received", 0), stats["total"].get("pcap_dropped_kernel", 0),
+            table.get("dropped_queue_full", 0))
 expected = hashlib.sha256(open(payload, "rb").read()).hexdigest()
 before, start = threads(), time.monotonic()
 subprocess.run(sender, check=True, stdout=subprocess.DEVNULL)
@@ -110,13 +114,11 @@ for _ in range(50):
     if "packets=" in open(floor_log).read(): break
     time.sleep(0.1)
 floor = dict(kv.split("=") for kv in open(floor_log).read().split())
-stats = channel()
-packets = stats.get("packets_received", 0)
+packets, kernel_drops, queue_drops = counters()
 def per_packet(name): return 1e6 * (after.get(name, 0) - before.get(name, 0)) / max(packets, 1)
 files, ingest = per_packet("files"), per_packet("ingest")
 reference = 1e6 * float(floor["cpu_seconds"]) / max(int(floor["packets"]), 1)
-print(f"transmission: {sent - start:.1f} s; packets received {packets}, kernel drops {stats.get('pcap_dropped_kernel', 0)}, "
-      f"dropped_queue_full {stats.get('drops', {}).get('queue_full', stats.get('dropped_queue_full', 0))}")
+print(f"transmission: {sent - start:.1f} s; packets received {packets}, kernel drops {kernel_drops}, dropped_queue_full {queue_drops}")
 print(f"CPU per packet: files thread {files:.1f} µs, ingest thread {ingest:.1f} µs, both {files + ingest:.1f} µs")
 print(f"reference (libpcap + one pwrite per packet, {floor['packets']} packets): {reference:.1f} µs; ratio {(files + ingest) / reference:.1f}x")
 if complete is None:
