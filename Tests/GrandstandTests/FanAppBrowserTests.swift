@@ -198,9 +198,18 @@ import Testing
                                                "--url", "http://\(fan)/", "--shots", shots] + driver, timeout: timeout)
         let line = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
         let result = try? JSONParser.parse(Array(line.utf8))
-        #expect(run.status == 0 && result != nil, "driver exit \(run.status): \(run.stdout.suffix(3000)) \(run.stderr.suffix(3000))")
+        let diagnostics = run.status == 0 ? "" : "\n" + demoDiagnostics(process)
+        #expect(run.status == 0 && result != nil, "driver exit \(run.status): \(run.stdout.suffix(3000)) \(run.stderr.suffix(3000))\(diagnostics)")
         return result
     }
+}
+
+/// What the demo said and journaled about its recording, for a failed tour's message.
+private func demoDiagnostics(_ demo: Child) -> String {
+    let said = demo.output(containing: "\u{0}", timeout: 0.5)
+    let journal = (try? runTool("/usr/bin/journalctl", ["--no-pager", "-o", "short-monotonic", "_PID=\(demo.process.processIdentifier)"]))?.stdout ?? ""
+    let recording = journal.split(separator: "\n").filter { $0.contains("record") || $0.contains("kick-off") }.suffix(20)
+    return "demo output: \(said.suffix(1500))\ndemo journal (recording): \(recording.joined(separator: "\n"))"
 }
 
 private extension JSONValue {

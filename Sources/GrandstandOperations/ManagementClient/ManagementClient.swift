@@ -108,10 +108,10 @@ public struct ManagementClient: Sendable {
             return
         case 401:
             throw ManagementClientError("the daemon at \(endpoint) refused the management token (HTTP 401); "
-                                        + "check --token, the config's management.token or the state directory's token", exitCode: 77)
+                                        + "check --token, the config's management.token or the state directory's token", exitCode: 77, status: 401)
         default:
             throw ManagementClientError("\(method) \(target) answered HTTP \(response.status): \(response.text.trimmingNewlines)",
-                                        exitCode: 1)
+                                        exitCode: 1, status: response.status)
         }
     }
 
@@ -146,14 +146,17 @@ public struct ManagementClient: Sendable {
     }
 }
 
-/// A client failure: the message printed and the exit code.
+/// A client failure: the message printed, the exit code, and the HTTP status when the daemon
+/// answered (nil: no answer, e.g. refused or timed out).
 public struct ManagementClientError: Error, CustomStringConvertible {
     public let description: String
     public let exitCode: Int32
+    public let status: Int?
 
-    public init(_ description: String, exitCode: Int32) {
+    public init(_ description: String, exitCode: Int32, status: Int? = nil) {
         self.description = description
         self.exitCode = exitCode
+        self.status = status
     }
 }
 

@@ -12,6 +12,7 @@ import GrandstandRuntime
 import GrandstandDaemon
 import GrandstandOperations
 import GrandstandStreamer
+import HTTPClient
 import Synchronization
 
 /// `grandstand demo`: the venue streamer and the gateway in one process. The embedded streamer
@@ -150,11 +151,16 @@ struct DemoCommand: ParsableCommand {
             """)
         fflush(nil)
         let end = duration.map { SystemClock().monotonicNanoseconds() + Int64($0 * 1e9) }
-        var recording = record > 0 ? DemoRecording(management: status.management, token: token, name: "kick-off",
-                                                   channel: ChannelSlug.make(Self.names[0]), seconds: record) : nil
+        // The first channel recorded as an operator would, so the fan page's "Recordings" has one.
+        let client = ManagementClient(endpoint: HTTPEndpoint(host: status.management.host, port: status.management.port), token: token)
+        var recording = record > 0 ? TimedRecording(name: "kick-off", channel: ChannelSlug.make(Self.names[0]), seconds: record) : nil
         while !streamer.signalled {
             if signals.wait(milliseconds: 250) == .terminate { break }
-            recording?.step(now: SystemClock().monotonicNanoseconds())
+            if var pending = recording, !pending.done {
+                pending.step(now: SystemClock().monotonicNanoseconds(), call: client.post)
+                if case .abandoned(let why) = pending.phase { print("demo: the kick-off recording did not stop: \(why)") }
+                recording = pending
+            }
             if let end, SystemClock().monotonicNanoseconds() >= end { break }
         }
         streamer.stop()
