@@ -111,8 +111,18 @@ trap 'stop_lanes' EXIT
 
 failed_stage() { finish "$1 FAILED $(( $(date +%s) - $2 )) s"; exit 1; }
 
+# The machine's CPU ticks, busy and all (/proc/stat's first line): a stage's busy share says
+# whether a lane beside it would have room (idle cores) or only slow it (docs/flashing.md).
+cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; exit }' /proc/stat; }
+busy_since() {
+    local busy0=$1 all0=$2 busy all
+    read -r busy all < <(cpu_ticks)
+    echo "$(( all > all0 ? 100 * (busy - busy0) / (all - all0) : 0 ))"
+}
+
 run_stage() {
-    local stage=$1 start=$(date +%s)
+    local stage=$1 start=$(date +%s) busy0 all0
+    read -r busy0 all0 < <(cpu_ticks)
     if [ "$stage" = "$anchor" ] && [ $(( ${#early[@]} + ${#late[@]} )) -gt 0 ]; then
         start_lane "$stage" "${early[@]}"
         # The VM stage's own inputs (image, packages, host build) at full priority, then the
@@ -124,9 +134,10 @@ run_stage() {
         [ "$stage" != "$host_anchor" ] || start_lane "$stage" "${host[@]}"
         "$make" --no-print-directory "$stage" || failed_stage "$stage" "$start"
     fi
-    local took=$(( $(date +%s) - start ))
-    echo "check: stage $stage took $took s"
-    times="$times $stage $took s,"
+    local took=$(( $(date +%s) - start )) busy
+    busy=$(busy_since "$busy0" "$all0")
+    echo "check: stage $stage took $took s (CPU $busy % busy)"
+    times="$times $stage $took s ($busy %),"
     # The stages after this one may need what its lanes built (test-arm64 its test bundle,
     # fuzz-check its binaries).
     [ ${#lanes[@]} -eq 0 ] || collect_lanes "$stage"
