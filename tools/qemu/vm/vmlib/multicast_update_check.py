@@ -43,26 +43,27 @@ BOOT_SECOND_FROM = ("update-rollback", "update-crash-loop", "update-power-cut", 
 
 
 class SecondBox:
-    """Box 2, a fresh copy of the shipped image on the venue segment, booting in a thread.
-    `machine()` waits for it (agent up, service active) or raises the boot's failure."""
+    """Box 2, a fresh copy of the shipped image on the venue segment: QEMU started here, on the
+    harness's main thread (its parent-death signal follows the thread that started it), its boot
+    waited for in a thread. `machine()` waits for it (agent up, service active) or raises the
+    boot's failure."""
 
     def __init__(self, ctx):
         self.run_dir = ctx.vm.run_dir / "multicast"
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        self.vm = None
         self.failure = None
         self.started = time.monotonic()
         self.booted_in = None
+        # Its data partition grows into the extra space at first boot: the bundle is stored there.
+        disk, _ = board_image.compose(ctx.shipped, self.run_dir, extra_mib=1024)
+        self.vm = Machine(None, disk, self.run_dir, boot=ctx.shipped.boot(), venue=ctx.venue.nic(1),
+                          cpu=ctx.vm.cpu, smp=ctx.vm.smp, memory_mib=ctx.vm.memory_mib)
+        self.vm.start()
         self.thread = threading.Thread(target=self._boot, args=(ctx,), name="box-2-boot", daemon=True)
         self.thread.start()
 
     def _boot(self, ctx):
         try:
-            # Its data partition grows into the extra space at first boot: the bundle is stored there.
-            disk, _ = board_image.compose(ctx.shipped, self.run_dir, extra_mib=1024)
-            self.vm = Machine(None, disk, self.run_dir, boot=ctx.shipped.boot(), venue=ctx.venue.nic(1),
-                              cpu=ctx.vm.cpu, smp=ctx.vm.smp, memory_mib=ctx.vm.memory_mib)
-            self.vm.start()
             self.vm.wait_agent(timeout=300)
             Context(self.vm, ctx.board).run(
                 "for i in $(seq 300); do systemctl is-active -q grandstand.service && exit 0; sleep 1; done; exit 1", 330)
@@ -80,9 +81,8 @@ class SecondBox:
 
     def close(self):
         self.thread.join(60)
-        if self.vm is not None:
-            self.vm.poweroff(timeout=30)
-            self.vm.close()
+        self.vm.poweroff(timeout=30)
+        self.vm.close()
 
 
 def venue_interface(ctx, mac):
@@ -166,8 +166,7 @@ def update_multicast(ctx):
                 expect(box.run(f"cat {MARKER}", expect_ok=False).output == markers[index],
                        f"box {index + 1}: the data partition's marker changed or vanished")
         except CheckFailed as failure:
-            console = second.vm.console_tail(30) if second.vm is not None else "(not started)"
-            raise CheckFailed(f"{failure}\nbox 2 console:\n{console}") from None
+            raise CheckFailed(f"{failure}\nbox 2 console:\n{second.vm.console_tail(30)}") from None
         finally:
             second.close()
             ctx.second_box = None
