@@ -29,13 +29,6 @@ public struct TimedRecording: Sendable {
         self.seconds = seconds
     }
 
-    public var done: Bool {
-        switch phase {
-        case .stopped, .abandoned: true
-        case .waiting, .recording: false
-        }
-    }
-
     /// Starts the recording when the daemon accepts it, stops it `seconds` later (`now`: monotonic ns).
     public mutating func step(now: Int64, call: Call) {
         let body = { (members: [(String, JSONValue)]) in Array(JSONValue.object(members).encoded.utf8) }

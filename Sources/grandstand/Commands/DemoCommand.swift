@@ -156,10 +156,10 @@ struct DemoCommand: ParsableCommand {
         var recording = record > 0 ? TimedRecording(name: "kick-off", channel: ChannelSlug.make(Self.names[0]), seconds: record) : nil
         while !streamer.signalled {
             if signals.wait(milliseconds: 250) == .terminate { break }
-            if var pending = recording, !pending.done {
-                pending.step(now: SystemClock().monotonicNanoseconds(), call: client.post)
-                if case .abandoned(let why) = pending.phase { print("demo: the kick-off recording did not stop: \(why)") }
-                recording = pending
+            recording?.step(now: SystemClock().monotonicNanoseconds(), call: client.post)
+            if case .abandoned(let why)? = recording?.phase {
+                print("demo: the kick-off recording did not stop: \(why)")
+                recording = nil
             }
             if let end, SystemClock().monotonicNanoseconds() >= end { break }
         }

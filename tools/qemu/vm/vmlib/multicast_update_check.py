@@ -54,12 +54,17 @@ class SecondBox:
         self.failure = None
         self.started = time.monotonic()
         self.booted_in = None
-        # Its data partition grows into the extra space at first boot: the bundle is stored there.
-        disk, _ = board_image.compose(ctx.shipped, self.run_dir, extra_mib=1024)
-        self.vm = Machine(None, disk, self.run_dir, boot=ctx.shipped.boot(), venue=ctx.venue.nic(1),
-                          cpu=ctx.vm.cpu, smp=ctx.vm.smp, memory_mib=ctx.vm.memory_mib)
-        self.vm.start()
+        self.vm = None
         self.thread = threading.Thread(target=self._boot, args=(ctx,), name="box-2-boot", daemon=True)
+        try:   # a failure here is the check's to report, not the harness's (vm.py starts this between checks)
+            # Its data partition grows into the extra space at first boot: the bundle is stored there.
+            disk, _ = board_image.compose(ctx.shipped, self.run_dir, extra_mib=1024)
+            self.vm = Machine(None, disk, self.run_dir, boot=ctx.shipped.boot(), venue=ctx.venue.nic(1),
+                              cpu=ctx.vm.cpu, smp=ctx.vm.smp, memory_mib=ctx.vm.memory_mib)
+            self.vm.start()
+        except Exception as error:
+            self.failure = error
+            return
         self.thread.start()
 
     def _boot(self, ctx):
@@ -72,17 +77,23 @@ class SecondBox:
             self.failure = error
 
     def machine(self, timeout=900):
-        self.thread.join(timeout)
+        if self.thread.is_alive():
+            self.thread.join(timeout)
         if self.thread.is_alive():
             raise CheckFailed(f"box 2 did not boot within {timeout} s")
         if self.failure is not None:
             raise CheckFailed(f"box 2 did not boot: {type(self.failure).__name__}: {self.failure}")
         return self.vm
 
+    def console_tail(self, lines):
+        return self.vm.console_tail(lines) if self.vm is not None else "(QEMU did not start)"
+
     def close(self):
-        self.thread.join(60)
-        self.vm.poweroff(timeout=30)
-        self.vm.close()
+        if self.thread.is_alive():
+            self.thread.join(60)
+        if self.vm is not None:
+            self.vm.poweroff(timeout=30)
+            self.vm.close()
 
 
 def venue_interface(ctx, mac):
@@ -166,7 +177,7 @@ def update_multicast(ctx):
                 expect(box.run(f"cat {MARKER}", expect_ok=False).output == markers[index],
                        f"box {index + 1}: the data partition's marker changed or vanished")
         except CheckFailed as failure:
-            raise CheckFailed(f"{failure}\nbox 2 console:\n{second.vm.console_tail(30)}") from None
+            raise CheckFailed(f"{failure}\nbox 2 console:\n{second.console_tail(30)}") from None
         finally:
             second.close()
             ctx.second_box = None
